@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Internal state of the portable core, shared by its files.
+ *
+ * Concurrency model. Entries are found through sp_table (lock-free lookup
+ * under RCU) and refer to each other only by key (tid, lock address), never
+ * by pointer, so a retired entry is simply not found again. Graph fields
+ * (owner, blocked_on, tracker slots) are single atomic words written by the
+ * task the event is about. The boost state of a task (grant refcount,
+ * actuator state, throttle accounting) is the one place that needs mutual
+ * exclusion: it sits under that task's own sp_os_lock_t, taken for grants
+ * and restores only, never on an uncontended acquire or release.
+ */
+#ifndef SP_INTERNAL_H
+#define SP_INTERNAL_H
+
+#include "sp_os.h"
+#include "sp_table.h"
+#include "sp_tracker.h"
+
+#include <superpass/core.h>
+
+struct sp_task {
+	sp_atomic64_t critical;    /* 0 or 1 */
+	sp_atomic64_t blocked_on;  /* lock key, 0 when running */
+	sp_atomic64_t block_seq;   /* +1 at every block and unblock */
+	sp_atomic64_t block_start; /* now_ns() at the last block */
+	sp_atomic64_t nr_held;     /* locks held as far as events tell */
+	sp_atomic64_t refs;        /* active grants targeting this task */
+	sp_atomic64_t acquires;    /* event counts, folded into the core at exit */
+	sp_atomic64_t releases;
+	sp_atomic64_t gen;         /* +1 each time the slot gets a new task */
+	sp_os_lock_t boost_lock;   /* protects the fields below */
+	bool dead;                 /* exiting: refuse new grants */
+	bool boosted;              /* the actuator's fast_track succeeded */
+	uint64_t boost_start;
+	uint64_t window_start;
+	uint64_t window_used;
+	uint64_t throttled_until;
+};
+
+struct sp_lock {
+	sp_atomic64_t kind;        /* enum sp_lock_kind */
+	sp_atomic64_t owner;       /* exclusive holder, 0 if none */
+	struct sp_tracker readers;
+	struct sp_tracker waiters;
+};
+
+enum sp_grant_state {
+	SP_GRANT_FREE = 0,
+	SP_GRANT_CLAIMING = 1,     /* being filled: invisible to enders */
+	SP_GRANT_ACTIVE = 2,
+	SP_GRANT_ENDING = 3,       /* one ender won; others skip it */
+};
+
+/* "@target gets a fast track because it holds @lock, which @via waits
+ * for, and @via's waiting delays the critical task @waiter." */
+struct sp_grant {
+	sp_atomic64_t state;
+	sp_atomic64_t waiter;
+	sp_atomic64_t waiter_seq;  /* waiter's block_seq when granted */
+	sp_atomic64_t via;
+	sp_atomic64_t via_seq;
+	sp_atomic64_t target;
+	sp_atomic64_t target_ref;  /* gen << 32 | slot: survives the tid's exit */
+	sp_atomic64_t lock;
+	sp_atomic64_t start;
+};
+
+enum sp_counter {
+	SP_C_BLOCKS, SP_C_UNBLOCKS, SP_C_BLOCKINGS, SP_C_GRANTS, SP_C_GRANT_DUPS,
+	SP_C_GRANTS_REFUSED, SP_C_FAST_TRACKS, SP_C_RESTORES, SP_C_ACTUATOR_ERRORS,
+	SP_C_ENDS_RELEASE, SP_C_ENDS_UNBLOCK, SP_C_ENDS_EXIT, SP_C_EXPIRIES,
+	SP_C_THROTTLES, SP_C_ENDS_THROTTLE, SP_C_DEADLOCKS, SP_C_DEPTH_LIMITED, SP_C_TASK_OVERFLOWS,
+	SP_C_LOCK_OVERFLOWS, SP_C_GRANT_OVERFLOWS, SP_C_READER_OVERFLOWS,
+	SP_C_WAITER_OVERFLOWS, SP_C_STALE_EVENTS, SP_C_ACQUIRES, SP_C_RELEASES,
+	SP_C_BOOSTED_NOW,
+	SP_C_NR
+};
+
+/* Why a grant ends; selects the counter. */
+enum sp_end_reason {
+	SP_END_RELEASE = SP_C_ENDS_RELEASE,
+	SP_END_UNBLOCK = SP_C_ENDS_UNBLOCK,
+	SP_END_EXIT = SP_C_ENDS_EXIT,
+	SP_END_EXPIRY = SP_C_EXPIRIES,
+	SP_END_THROTTLE = SP_C_ENDS_THROTTLE,
+};
+
+struct sp_core {
+	struct sp_config cfg;
+	struct sp_host_ops ops;
+	void *ctx;
+
+	struct sp_table task_index;
+	struct sp_task *tasks;
+	struct sp_table lock_index;
+	struct sp_lock *locks;
+	sp_atomic64_t *tracker_slots;  /* (K + waiter slots) per lock slot */
+
+	struct sp_grant *grants;
+	sp_atomic64_t grants_active;
+	sp_atomic64_t grant_hint;      /* where the next free-slot search starts */
+
+	sp_atomic64_t counters[SP_C_NR];
+	sp_atomic64_t *hist_buckets;   /* SP_HIST_BUCKETS, blocking durations */
+	sp_atomic64_t hist_count, hist_sum, hist_min, hist_max;
+};
+
+static inline void sp_count(struct sp_core *core, enum sp_counter c)
+{
+	sp_atomic_add(&core->counters[c], 1);
+}
+
+static inline uint64_t sp_now(struct sp_core *core)
+{
+	return core->ops.now_ns(core->ctx);
+}
+
+/* ---- lookups (call inside sp_rcu_read_lock) ---- */
+struct sp_task *sp_task_find(struct sp_core *core, sp_tid_t tid);
+struct sp_task *sp_task_get(struct sp_core *core, sp_tid_t tid);   /* find or insert */
+struct sp_lock *sp_lock_find(struct sp_core *core, sp_lock_key_t key);
+struct sp_lock *sp_lock_get(struct sp_core *core, sp_lock_key_t key);
+
+/* ---- graph walk (sp_graph_walk.c) ---- */
+/* Called for every blocker met: @target holds @lock, which @via waits for. */
+typedef void (*sp_walk_visit_fn)(struct sp_core *core, void *arg, sp_tid_t via,
+				 sp_tid_t target, sp_lock_key_t lock);
+struct sp_walk {
+	sp_tid_t origin;          /* the delayed task; meeting it is a cycle */
+	sp_walk_visit_fn visit;
+	void *arg;
+	uint32_t nodes;           /* blockers visited, bounded per walk */
+	bool deadlock;
+	bool depth_limited;
+	uint32_t depth;
+	sp_lock_key_t path[SP_MAX_DEPTH];
+};
+/* Visits every task that blocks @via (which waits for @lock), then what
+ * blocks those, up to max_depth. */
+void sp_graph_walk(struct sp_core *core, struct sp_walk *w, sp_tid_t via, sp_lock_key_t lock);
+/* Holders of @lock (owner first, then tracked readers) into @out. */
+uint32_t sp_lock_holders(struct sp_core *core, struct sp_lock *l, sp_tid_t *out, uint32_t cap);
+bool sp_lock_held_by(struct sp_core *core, sp_lock_key_t key, sp_tid_t tid);
+
+/* ---- policy (sp_grant.c) ---- */
+/* @via started waiting for @lock: fast-track what blocks it on behalf of
+ * every critical task it delays. */
+void sp_policy_on_block(struct sp_core *core, sp_tid_t via, struct sp_task *t,
+			sp_lock_key_t lock);
+/* @holder just took @lock, which has tracked waiters. */
+void sp_policy_on_acquire(struct sp_core *core, sp_tid_t holder, struct sp_lock *l,
+			  sp_lock_key_t lock);
+/* End every active grant matching; 0 fields match anything. Returns the
+ * number ended. */
+struct sp_grant_match {
+	sp_tid_t target;
+	sp_lock_key_t lock;
+	sp_tid_t waiter_or_via;   /* matches waiter or via */
+	sp_tid_t any_role;        /* matches waiter, via or target */
+};
+uint32_t sp_grants_end_matching(struct sp_core *core, const struct sp_grant_match *m,
+				enum sp_end_reason why);
+bool sp_grant_end(struct sp_core *core, struct sp_grant *g, enum sp_end_reason why);
+bool sp_grant_valid(struct sp_core *core, struct sp_grant *g, enum sp_end_reason *why);
+/* The task a grant targets, or NULL if that task's slot moved on. */
+struct sp_task *sp_grant_target(struct sp_core *core, struct sp_grant *g);
+/* Throttle accounting, under t->boost_lock. */
+void sp_throttle_roll(struct sp_core *core, struct sp_task *t, uint64_t now);
+uint64_t sp_throttle_used(struct sp_task *t, uint64_t now);
+/* Ends the fast track of @t now if it is boosted (exit path). */
+void sp_task_force_restore(struct sp_core *core, struct sp_task *t, sp_tid_t tid);
+
+/* ---- statistics (sp_stats.c) ---- */
+void sp_stats_record_blocking(struct sp_core *core, uint64_t ns);
+
+#endif /* SP_INTERNAL_H */

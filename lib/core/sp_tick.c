@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Time-driven limits on fast tracks. A grant lives at most budget_ns; a task
+ * may be fast-tracked for at most throttle_permille of each
+ * throttle_window_ns, after which all its grants end and new ones are
+ * refused until the window closes. Neither needs the blocked thread: the
+ * host calls sp_core_tick() from its own timer or thread.
+ */
+#include "sp_internal.h"
+
+/* true if @g's target just went over its share (and is now throttled). */
+static bool sp_tick_throttle(struct sp_core *core, struct sp_grant *g, uint64_t now)
+{
+	uint64_t window = core->cfg.throttle_window_ns;
+	struct sp_task *t;
+	bool over = false;
+
+	if (!window)
+		return false;
+	t = sp_grant_target(core, g);
+	if (!t)
+		return false;
+	sp_os_lock(&t->boost_lock);
+	sp_throttle_roll(core, t, now);
+	if (t->boosted && now >= t->throttled_until &&
+	    sp_throttle_used(t, now) * 1000 > window * core->cfg.throttle_permille) {
+		t->throttled_until = t->window_start + window;
+		over = true;
+	}
+	sp_os_unlock(&t->boost_lock);
+	return over;
+}
+
+int sp_core_tick(struct sp_core *core)
+{
+	uint64_t budget, now;
+	uint32_t i, ended = 0;
+	enum sp_end_reason why;
+
+	if (!core)
+		return -EINVAL;
+	if (!sp_atomic_load(&core->grants_active))
+		return 0;
+	budget = core->cfg.budget_ns;
+	now = sp_now(core);
+
+	sp_rcu_read_lock();
+	for (i = 0; i < core->cfg.max_grants; i++) {
+		struct sp_grant *g = &core->grants[i];
+
+		if (sp_atomic_load_acquire(&g->state) != SP_GRANT_ACTIVE)
+			continue;
+		if (budget && now - sp_atomic_load(&g->start) >= budget) {
+			ended += sp_grant_end(core, g, SP_END_EXPIRY);
+		} else if (sp_tick_throttle(core, g, now)) {
+			struct sp_grant_match m = { .target = sp_atomic_load(&g->target) };
+
+			sp_count(core, SP_C_THROTTLES);
+			ended += sp_grants_end_matching(core, &m, SP_END_THROTTLE);
+		} else if (!sp_grant_valid(core, g, &why)) {
+			/* A lost release or unblock must not pin a boost. */
+			ended += sp_grant_end(core, g, why);
+		}
+	}
+	sp_rcu_read_unlock();
+	return (int)ended;
+}
