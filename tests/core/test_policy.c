@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* Fast-track policy: who is boosted, when, for how long, and that every
+ * boost is restored exactly once. */
+#include "sp_test_host.h"
+
+#include <errno.h>
+
+#define L1 0x1000
+#define L2 0x2000
+#define MS 1000000ull
+
+enum { W = 1, W2 = 2, A = 10, B = 11, C = 12 };
+
+static struct sp_test_host host;
+
+/* Bookkeeping that must hold at any quiet moment. */
+static void check_invariants(struct sp_core *core)
+{
+	struct sp_stats s;
+
+	sp_core_stats(core, &s);
+	assert_int_equal(host.bad_calls, 0);
+	assert_int_equal(s.fast_tracks, s.restores + s.boosted_now);
+	assert_int_equal(s.grants, s.ends_release + s.ends_unblock + s.ends_exit + s.expiries +
+					   s.ends_throttle + s.grants_now);
+	assert_int_equal(s.boosted_now, sp_test_boosted_count(&host));
+}
+
+static struct sp_core *setup(const struct sp_config *cfg)
+{
+	struct sp_core *core = sp_test_core(&host, cfg);
+
+	assert_int_equal(sp_task_set_critical(core, W, true), 0);
+	assert_int_equal(sp_task_is_critical(core, W), 1);
+	return core;
+}
+
+static void teardown(struct sp_core *core)
+{
+	check_invariants(core);
+	sp_core_destroy(core);
+	assert_int_equal(sp_test_boosted_count(&host), 0);
+	assert_int_equal(host.bad_calls, 0);
+}
+
+static void test_owner_boosted_until_release(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_stats s;
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	assert_int_equal(sp_task_boosted(core, A), 1);
+	check_invariants(core);
+
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	assert_int_equal(sp_task_boosted(core, A), 0);
+	sp_lock_unblocked(core, W, L1, true);
+	sp_lock_acquired(core, W, L1, SP_HOLD_EXCL);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.grants, 1);
+	assert_int_equal(s.ends_release, 1);
+	assert_int_equal(s.fast_tracks, 1);
+	assert_int_equal(s.restores, 1);
+	assert_int_equal(s.blockings, 1);
+	teardown(core);
+}
+
+static void test_restore_when_waiter_gives_up(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_stats s;
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	/* a timed lock times out: A still holds L1 but nobody critical waits */
+	sp_lock_unblocked(core, W, L1, false);
+	sp_assert_not_boosted(&host, A);
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.ends_unblock, 1);
+	assert_int_equal(s.ends_release, 0);
+	assert_int_equal(host.restores, 1);
+	teardown(core);
+}
+
+static void test_normal_waiter_boosts_nobody(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_stats s;
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, B, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	/* a task that stops being critical stops causing boosts */
+	sp_task_set_critical(core, W, false);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	sp_lock_unblocked(core, W, L1, false);
+	sp_lock_unblocked(core, B, L1, false);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.grants, 0);
+	assert_int_equal(s.blocks, 2);
+	assert_int_equal(s.blockings, 0);
+	teardown(core);
+}
+
+static void test_two_waiters_one_boost(void **state)
+{
+	struct sp_core *core = setup(NULL);
+
+	(void)state;
+	sp_task_set_critical(core, W2, true);
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W2, L1, SP_HOLD_EXCL);
+	assert_int_equal(host.fast_tracks, 1);
+	sp_assert_boosted(&host, A);
+	sp_lock_unblocked(core, W, L1, false);
+	sp_assert_boosted(&host, A);   /* W2 still needs it */
+	assert_int_equal(host.restores, 0);
+	sp_lock_unblocked(core, W2, L1, false);
+	sp_assert_not_boosted(&host, A);
+	assert_int_equal(host.restores, 1);
+	teardown(core);
+}
+
+static void test_repeated_block_report_is_one_wait(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_stats s;
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	host.now += 3 * MS;
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);   /* fired again after a wakeup */
+	host.now += 2 * MS;
+	sp_lock_unblocked(core, W, L1, true);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.blocks, 1);
+	assert_int_equal(s.grants, 1);
+	assert_int_equal(s.grant_dups, 1);
+	assert_int_equal(host.fast_tracks, 1);
+	sp_assert_not_boosted(&host, A);
+	teardown(core);
+}
+
+static void test_readers_boosted_up_to_k(void **state)
+{
+	struct sp_config cfg;
+	struct sp_core *core;
+	struct sp_stats s;
+
+	(void)state;
+	sp_config_default(&cfg);
+	cfg.readers_per_lock = 2;
+	core = setup(&cfg);
+	for (sp_tid_t r = 20; r < 24; r++)
+		sp_lock_acquired(core, r, L1, SP_HOLD_SHARED);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	assert_int_equal(sp_test_boosted_count(&host), 2);
+	sp_assert_boosted(&host, 20);
+	sp_assert_boosted(&host, 21);
+	sp_assert_not_boosted(&host, 22);
+	/* each tracked reader is restored when it leaves */
+	sp_lock_released(core, 20, L1, SP_HOLD_SHARED);
+	sp_assert_not_boosted(&host, 20);
+	sp_assert_boosted(&host, 21);
+	sp_lock_released(core, 22, L1, SP_HOLD_SHARED);   /* untracked: no effect */
+	sp_assert_boosted(&host, 21);
+	sp_lock_released(core, 21, L1, SP_HOLD_SHARED);
+	sp_lock_released(core, 23, L1, SP_HOLD_SHARED);
+	assert_int_equal(sp_test_boosted_count(&host), 0);
+	sp_lock_unblocked(core, W, L1, true);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.reader_overflows, 2);
+	assert_int_equal(s.ends_release, 2);
+	teardown(core);
+}
+
+static void test_new_reader_while_writer_waits(void **state)
+{
+	struct sp_core *core = setup(NULL);
+
+	(void)state;
+	sp_lock_acquired(core, 20, L1, SP_HOLD_SHARED);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	/* reader-preferring rwlocks let more readers in: each delays W */
+	sp_lock_acquired(core, 21, L1, SP_HOLD_SHARED);
+	sp_assert_boosted(&host, 20);
+	sp_assert_boosted(&host, 21);
+	sp_lock_released(core, 20, L1, SP_HOLD_SHARED);
+	sp_lock_released(core, 21, L1, SP_HOLD_SHARED);
+	assert_int_equal(sp_test_boosted_count(&host), 0);
+	sp_lock_unblocked(core, W, L1, true);
+	teardown(core);
+}
+
+static void test_chain_boosts_every_link(void **state)
+{
+	struct sp_core *core = setup(NULL);
+
+	(void)state;
+	/* W waits L1 held by A; A waits L2 held by B */
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_acquired(core, B, L2, SP_HOLD_EXCL);
+	sp_lock_blocked(core, A, L2, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, B);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	sp_assert_boosted(&host, B);
+	/* B lets go of L2 and A gets it: B restored, A still needed */
+	sp_lock_released(core, B, L2, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, B);
+	sp_lock_unblocked(core, A, L2, true);
+	sp_lock_acquired(core, A, L2, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	sp_lock_released(core, A, L2, SP_HOLD_EXCL);
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	sp_lock_unblocked(core, W, L1, true);
+	teardown(core);
+}
+
+static void test_boosted_holder_that_blocks_extends_chain(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_stats s;
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_acquired(core, B, L2, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	/* A, fast-tracked on W's behalf, now waits for B */
+	sp_lock_blocked(core, A, L2, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, B);
+	/* W gives up: both links lose their fast track */
+	sp_lock_unblocked(core, W, L1, false);
+	sp_assert_not_boosted(&host, A);
+	sp_assert_not_boosted(&host, B);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.grants, 2);
+	assert_int_equal(s.ends_unblock, 2);
+	sp_lock_unblocked(core, A, L2, false);
+	teardown(core);
+}
+
+static void test_chain_link_stops_waiting(void **state)
+{
+	struct sp_core *core = setup(NULL);
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_acquired(core, B, L2, SP_HOLD_EXCL);
+	sp_lock_blocked(core, A, L2, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, B);
+	/* A stops waiting for L2 (timeout): B no longer delays W */
+	sp_lock_unblocked(core, A, L2, false);
+	sp_assert_not_boosted(&host, B);
+	sp_assert_boosted(&host, A);
+	sp_lock_unblocked(core, W, L1, false);
+	teardown(core);
+}
+
+static void test_new_owner_while_critical_waits(void **state)
+{
+	struct sp_core *core = setup(NULL);
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, C, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	/* C wins the lock before W: now C delays W */
+	sp_lock_unblocked(core, C, L1, true);
+	sp_lock_acquired(core, C, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, C);
+	sp_lock_released(core, C, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, C);
+	sp_lock_unblocked(core, W, L1, true);
+	teardown(core);
+}
+
+static void test_budget_expiry(void **state)
+{
+	struct sp_core *core = setup(NULL);   /* default budget 20 ms */
+	struct sp_stats s;
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	host.now += 19 * MS;
+	assert_int_equal(sp_core_tick(core), 0);
+	sp_assert_boosted(&host, A);
+	host.now += 1 * MS;
+	assert_int_equal(sp_core_tick(core), 1);
+	sp_assert_not_boosted(&host, A);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.expiries, 1);
+	/* the waiter asking again (a new block report) grants again */
+	sp_lock_unblocked(core, W, L1, false);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_unblocked(core, W, L1, true);
+	teardown(core);
+}
+
+static void test_throttle_caps_share(void **state)
+{
+	struct sp_config cfg;
+	struct sp_core *core;
+	struct sp_stats s;
+
+	(void)state;
+	sp_config_default(&cfg);
+	cfg.budget_ns = 0;                    /* only the throttle limits */
+	cfg.throttle_window_ns = 100 * MS;
+	cfg.throttle_permille = 300;
+	core = setup(&cfg);
+	sp_task_set_critical(core, W2, true);
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	host.now += 30 * MS;
+	assert_int_equal(sp_core_tick(core), 0);   /* exactly at the share: fine */
+	sp_assert_boosted(&host, A);
+	host.now += 1 * MS;
+	assert_int_equal(sp_core_tick(core), 1);
+	sp_assert_not_boosted(&host, A);
+	/* refused until the window closes */
+	sp_lock_blocked(core, W2, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.throttles, 1);
+	assert_int_equal(s.ends_throttle, 1);
+	assert_int_equal(s.grants_refused, 1);
+	sp_lock_unblocked(core, W2, L1, false);
+	host.now += 70 * MS;                        /* next window */
+	sp_lock_blocked(core, W2, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_unblocked(core, W2, L1, true);
+	sp_lock_unblocked(core, W, L1, false);
+	teardown(core);
+}
+
+static void test_throttle_counts_across_grants(void **state)
+{
+	struct sp_config cfg;
+	struct sp_core *core;
+
+	(void)state;
+	sp_config_default(&cfg);
+	cfg.budget_ns = 0;
+	cfg.throttle_window_ns = 100 * MS;
+	cfg.throttle_permille = 300;
+	core = setup(&cfg);
+	/* two 20 ms boosts inside one window add up to more than 30 ms */
+	for (int i = 0; i < 2; i++) {
+		sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+		sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+		host.now += 20 * MS;
+		sp_core_tick(core);
+		if (i == 0) {
+			sp_assert_boosted(&host, A);
+			sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+			sp_lock_unblocked(core, W, L1, true);
+			sp_lock_acquired(core, W, L1, SP_HOLD_EXCL);
+			sp_lock_released(core, W, L1, SP_HOLD_EXCL);
+		}
+	}
+	sp_assert_not_boosted(&host, A);
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_unblocked(core, W, L1, true);
+	teardown(core);
+}
+
+static void test_boosted_task_exits(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_walk_result r;
+	sp_tid_t out[4], owner = 1;
+	struct sp_stats s;
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_acquired(core, A, L2, SP_HOLD_SHARED);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	assert_int_equal(sp_task_exit(core, A), 0);
+	sp_assert_not_boosted(&host, A);
+	assert_int_equal(sp_task_boosted(core, A), -ENOENT);
+	/* what it held is no longer held by anyone */
+	sp_lock_owner(core, L1, &owner);
+	assert_int_equal(owner, 0);
+	assert_int_equal(sp_lock_readers(core, L2, out, 4, NULL), 0);
+	assert_int_equal(sp_graph_blockers(core, W, out, 4, &r), 0);
+	assert_int_equal(r.nr, 0);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.ends_exit, 1);
+	assert_int_equal(s.acquires, 2);   /* the exited task's counts are kept */
+	sp_lock_unblocked(core, W, L1, true);
+	teardown(core);
+}
+
+static void test_waiter_exits(void **state)
+{
+	struct sp_core *core = setup(NULL);
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	assert_int_equal(sp_task_exit(core, W), 0);
+	sp_assert_not_boosted(&host, A);
+	/* the exited tid may come back as a new, non-critical task */
+	assert_int_equal(sp_task_register(core, W), 0);
+	assert_int_equal(sp_task_is_critical(core, W), 0);
+	teardown(core);
+}
+
+static void test_lock_destroyed_while_tracked(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_stats s;
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	assert_int_equal(sp_lock_destroyed(core, L1), 0);
+	sp_assert_not_boosted(&host, A);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.ends_exit, 1);
+	assert_int_equal(s.locks_now, 0);
+	/* late events for the dead lock are refused, not crashes */
+	assert_int_equal(sp_lock_released(core, A, L1, SP_HOLD_EXCL), -ENOENT);
+	assert_int_equal(sp_lock_unblocked(core, W, L1, false), 0);
+	assert_int_equal(sp_core_reclaim(core), 1);
+	teardown(core);
+}
+
+static void test_grant_table_overflow(void **state)
+{
+	struct sp_config cfg;
+	struct sp_core *core;
+	struct sp_stats s;
+
+	(void)state;
+	sp_config_default(&cfg);
+	cfg.max_grants = 2;
+	core = setup(&cfg);
+	for (sp_tid_t r = 20; r < 24; r++)
+		sp_lock_acquired(core, r, L1, SP_HOLD_SHARED);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	assert_int_equal(sp_test_boosted_count(&host), 2);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.grant_overflows, 2);
+	assert_int_equal(s.grants_now, 2);
+	sp_lock_unblocked(core, W, L1, false);
+	assert_int_equal(sp_test_boosted_count(&host), 0);
+	teardown(core);
+}
+
+static void test_actuator_failure_is_counted(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_stats s;
+
+	(void)state;
+	host.fail_fast_track = -EPERM;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	assert_int_equal(sp_task_boosted(core, A), 0);
+	sp_lock_unblocked(core, W, L1, false);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.actuator_errors, 1);
+	assert_int_equal(host.restores, 0);   /* nothing was boosted */
+	teardown(core);
+}
+
+static void test_deadlock_reported_to_host(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_stats s;
+
+	(void)state;
+	/* W holds L2 and waits L1; A holds L1 and waits L2 */
+	sp_lock_acquired(core, W, L2, SP_HOLD_EXCL);
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, A, L2, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.deadlocks, 1);
+	assert_int_equal(host.deadlocks, 1);
+	assert_int_equal(host.last_deadlock_waiter, W);
+	/* A still gets its fast track: it is the only way out if anything
+	 * times out */
+	sp_assert_boosted(&host, A);
+	sp_lock_unblocked(core, W, L1, false);
+	sp_lock_unblocked(core, A, L2, false);
+	teardown(core);
+}
+
+static void test_destroy_restores_everything(void **state)
+{
+	struct sp_core *core = setup(NULL);
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_acquired(core, B, L2, SP_HOLD_SHARED);
+	sp_lock_blocked(core, A, L2, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	assert_int_equal(sp_test_boosted_count(&host), 2);
+	sp_core_destroy(core);
+	assert_int_equal(sp_test_boosted_count(&host), 0);
+	assert_int_equal(host.bad_calls, 0);
+	assert_int_equal(host.restores, 2);
+}
+
+static void test_blocking_histogram(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_hist *h = test_malloc(sizeof(*h));
+
+	(void)state;
+	for (int i = 1; i <= 100; i++) {
+		sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+		sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+		sp_lock_blocked(core, B, L1, SP_HOLD_EXCL);   /* not critical */
+		host.now += (uint64_t)i * MS;
+		sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+		sp_lock_unblocked(core, W, L1, true);
+		sp_lock_unblocked(core, B, L1, false);
+	}
+	sp_core_blocking_hist(core, h);
+	assert_int_equal(h->count, 100);
+	assert_int_equal(h->max, 100 * MS);
+	assert_int_equal(h->min, 1 * MS);
+	/* P50 is 50 ms within the histogram's 1/128 */
+	assert_in_range(sp_hist_quantile(h, 50, 100), 50 * MS - 50 * MS / 128,
+			50 * MS + 50 * MS / 128);
+	test_free(h);
+	teardown(core);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_owner_boosted_until_release),
+		cmocka_unit_test(test_restore_when_waiter_gives_up),
+		cmocka_unit_test(test_normal_waiter_boosts_nobody),
+		cmocka_unit_test(test_two_waiters_one_boost),
+		cmocka_unit_test(test_repeated_block_report_is_one_wait),
+		cmocka_unit_test(test_readers_boosted_up_to_k),
+		cmocka_unit_test(test_new_reader_while_writer_waits),
+		cmocka_unit_test(test_chain_boosts_every_link),
+		cmocka_unit_test(test_boosted_holder_that_blocks_extends_chain),
+		cmocka_unit_test(test_chain_link_stops_waiting),
+		cmocka_unit_test(test_new_owner_while_critical_waits),
+		cmocka_unit_test(test_budget_expiry),
+		cmocka_unit_test(test_throttle_caps_share),
+		cmocka_unit_test(test_throttle_counts_across_grants),
+		cmocka_unit_test(test_boosted_task_exits),
+		cmocka_unit_test(test_waiter_exits),
+		cmocka_unit_test(test_lock_destroyed_while_tracked),
+		cmocka_unit_test(test_grant_table_overflow),
+		cmocka_unit_test(test_actuator_failure_is_counted),
+		cmocka_unit_test(test_deadlock_reported_to_host),
+		cmocka_unit_test(test_destroy_restores_everything),
+		cmocka_unit_test(test_blocking_histogram),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
