@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Detector: turns lock:contention_begin/end and sched_process_exit into core
+ * events.
+ *
+ * These tracepoints are not exported, so the probes are attached by name
+ * through for_each_kernel_tracepoint() + tracepoint_probe_register(). They
+ * fire for every contended kernel lock, spinlocks included, with preemption
+ * off and sometimes with interrupts off and a wait_lock held: the fast path
+ * returns after a flag test and one or two bit tests, and nothing here
+ * sleeps or allocates (all tables are static and fixed-size).
+ *
+ * The core only needs blockings of tasks it cares about: critical tasks and
+ * tasks fast-tracked on their behalf (their own blocking extends the chain).
+ * For those, the lock's owner word names the holder; the core is told that
+ * holder acquired the lock, then that the task blocked.
+ *
+ * Lock slots remember every lock such a task contended on. They bound how
+ * many locks the core keeps (a recycled slot is sp_lock_destroyed()), and
+ * they are the watch list of the reader hooks: readers of an rwsem are only
+ * tracked once a critical task has contended on it.
+ */
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+
+#include "sp_kmod.h"
+
+/* include/trace/events/lock.h */
+#define SP_LCB_F_SPIN   (1U << 0)
+#define SP_LCB_F_READ   (1U << 1)
+#define SP_LCB_F_WRITE  (1U << 2)
+#define SP_LCB_F_RT     (1U << 3)
+#define SP_LCB_F_PERCPU (1U << 4)
+#define SP_LCB_F_MUTEX  (1U << 5)
+
+/* Owner-word flag bits, private to kernel/locking/{mutex,rwsem}.c. */
+#define SP_MUTEX_FLAGS 0x07UL
+#define SP_RWSEM_READER_OWNED 0x01UL
+#define SP_RWSEM_FLAGS 0x03UL
+
+#define SP_DET_LOCKS 64u
+#define SP_DET_WAITERS 64u
+
+struct sp_det_lock {
+	unsigned long key;       /* 0: free */
+	enum sp_lock_kind kind;
+	unsigned int nwait;      /* reported waiters blocked on it now */
+	u64 last_use;
+};
+
+struct sp_det_waiter {
+	struct task_struct *task;  /* NULL: free; compared, never dereferenced */
+	unsigned long key;
+	pid_t tid;
+	enum sp_hold hold;
+};
+
+static struct {
+	raw_spinlock_t lock;       /* the two tables; taken only for reported events */
+	struct sp_det_lock locks[SP_DET_LOCKS];
+	struct sp_det_waiter waiters[SP_DET_WAITERS];
+	atomic_t nr_waiting;       /* lets contention_end skip the scan */
+	u64 clock;
+	struct sp_detect_stats st;
+	struct tracepoint *tp_begin, *tp_end, *tp_exit;
+	bool on_begin, on_end, on_exit;
+} sp_det;
+
+static struct sp_det_lock *sp_det_lock_find(unsigned long key)
+{
+	unsigned int i;
+
+	for (i = 0; i < SP_DET_LOCKS; i++)
+		if (sp_det.locks[i].key == key)
+			return &sp_det.locks[i];
+	return NULL;
+}
+
+/* Finds or takes a slot for @key, recycling the least recently used lock
+ * nobody waits on. NULL if every slot has waiters: the event is still
+ * reported, the lock is just not watched. */
+static struct sp_det_lock *sp_det_lock_get(unsigned long key, enum sp_lock_kind kind)
+{
+	struct sp_det_lock *l = sp_det_lock_find(key), *victim = NULL;
+	unsigned int i;
+
+	if (l)
+		goto found;
+	for (i = 0; i < SP_DET_LOCKS; i++) {
+		l = &sp_det.locks[i];
+		if (!l->key) {
+			victim = l;
+			break;
+		}
+		if (!l->nwait && (!victim || l->last_use < victim->last_use))
+			victim = l;
+	}
+	if (!victim)
+		return NULL;
+	if (victim->key) {
+		sp_lock_destroyed(sp_core, victim->key);
+		sp_det.st.lock_evictions++;
+	}
+	/* Publish the key last: the reader hooks read it without our lock. */
+	victim->kind = kind;
+	victim->nwait = 0;
+	WRITE_ONCE(victim->key, key);
+	sp_lock_declare(sp_core, key, kind);
+	l = victim;
+found:
+	l->last_use = ++sp_det.clock;
+	return l;
+}
+
+static struct sp_det_waiter *sp_det_waiter_find(struct task_struct *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < SP_DET_WAITERS; i++)
+		if (READ_ONCE(sp_det.waiters[i].task) == t)
+			return &sp_det.waiters[i];
+	return NULL;
+}
+
+/* The exclusive holder from the lock's owner word, or NULL. The task_struct
+ * stays valid while we are in this preempt-off (RCU) section: task structs
+ * are freed after a grace period, which is what mutex_spin_on_owner relies on
+ * as well. The word may be stale during a handoff; the next event fixes it. */
+static struct task_struct *sp_det_holder(void *lock, enum sp_lock_kind kind)
+{
+	unsigned long o;
+
+	if (kind == SP_LOCK_MUTEX) {
+		o = atomic_long_read(&((struct mutex *)lock)->owner);
+		return (struct task_struct *)(o & ~SP_MUTEX_FLAGS);
+	}
+	o = atomic_long_read(&((struct rw_semaphore *)lock)->owner);
+	if (o & SP_RWSEM_READER_OWNED)
+		return NULL;  /* only the last reader is visible: use the tracker */
+	return (struct task_struct *)(o & ~SP_RWSEM_FLAGS);
+}
+
+/* Make the core's idea of @key's exclusive owner match the owner word. */
+static void sp_det_sync_owner(unsigned long key, void *lock, enum sp_lock_kind kind,
+			      pid_t self)
+{
+	struct task_struct *h = sp_det_holder(lock, kind);
+	pid_t htid = h ? READ_ONCE(h->pid) : 0;
+	sp_tid_t cur = 0;
+
+	if (htid == self)
+		htid = 0;
+	sp_lock_owner(sp_core, key, &cur);
+	if (cur == (sp_tid_t)htid) {
+		if (!htid)
+			sp_det.st.no_owner++;
+		return;
+	}
+	sp_det.st.owner_changes++;
+	if (cur)
+		sp_lock_released(sp_core, cur, key, SP_HOLD_EXCL);
+	if (htid)
+		sp_lock_acquired(sp_core, htid, key, SP_HOLD_EXCL);
+	else
+		sp_det.st.no_owner++;
+}
+
+static void sp_det_block(void *lock, enum sp_lock_kind kind, enum sp_hold hold)
+{
+	unsigned long key = (unsigned long)lock, flags;
+	struct task_struct *t = current;
+	struct sp_det_waiter *w;
+	struct sp_det_lock *l;
+	pid_t tid = t->pid;
+
+	raw_spin_lock_irqsave(&sp_det.lock, flags);
+	w = sp_det_waiter_find(t);
+	if (w && w->key == key) {
+		/* Same wait seen again (mutex: spin then sleep, or a wakeup
+		 * that lost the race): only the holder may have changed. */
+		sp_det_sync_owner(key, lock, kind, tid);
+		goto out;
+	}
+	if (w) {
+		/* A wait we never saw end: close it before the new one. */
+		sp_lock_unblocked(sp_core, w->tid, w->key, false);
+		l = sp_det_lock_find(w->key);
+		if (l && l->nwait)
+			l->nwait--;
+		WRITE_ONCE(w->task, NULL);
+		atomic_dec(&sp_det.nr_waiting);
+	}
+	w = sp_det_waiter_find(NULL);
+	if (!w) {
+		sp_det.st.waiter_full++;
+		goto out;
+	}
+	l = sp_det_lock_get(key, kind);
+	if (l)
+		l->nwait++;
+	sp_det_sync_owner(key, lock, kind, tid);
+	sp_lock_blocked(sp_core, tid, key, hold);
+	w->key = key;
+	w->tid = tid;
+	w->hold = hold;
+	WRITE_ONCE(w->task, t);
+	atomic_inc(&sp_det.nr_waiting);
+	sp_det.st.blocks++;
+out:
+	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
+}
+
+static void sp_probe_begin(void *data, void *lock, unsigned int flags)
+{
+	enum sp_lock_kind kind;
+
+	if (flags & SP_LCB_F_MUTEX) {
+		if (flags & SP_LCB_F_RT)
+			return;
+		kind = SP_LOCK_MUTEX;
+	} else if (flags & (SP_LCB_F_SPIN | SP_LCB_F_RT | SP_LCB_F_PERCPU)) {
+		return;  /* spinlocks, rwlocks, rt_mutex, percpu-rwsem */
+	} else if (flags & (SP_LCB_F_READ | SP_LCB_F_WRITE)) {
+		kind = SP_LOCK_RWLOCK;
+	} else {
+		return;  /* semaphores */
+	}
+	if (!sp_tid_interesting(current->pid))
+		return;
+	sp_det_block(lock, kind, (flags & SP_LCB_F_READ) ? SP_HOLD_SHARED : SP_HOLD_EXCL);
+}
+
+static void sp_probe_end(void *data, void *lock, int ret)
+{
+	unsigned long key = (unsigned long)lock, flags;
+	struct task_struct *t = current;
+	struct sp_det_waiter *w;
+	struct sp_det_lock *l;
+	sp_tid_t prev = 0;
+
+	if (!atomic_read(&sp_det.nr_waiting) || !sp_det_waiter_find(t))
+		return;
+	raw_spin_lock_irqsave(&sp_det.lock, flags);
+	w = sp_det_waiter_find(t);
+	if (!w || w->key != key)
+		goto out;
+	sp_lock_unblocked(sp_core, w->tid, key, ret == 0);
+	l = sp_det_lock_find(key);
+	if (ret == 0) {
+		/* We own it now, so whoever the core thinks held it let go:
+		 * that ends the grants made for it. Readers are reported by
+		 * the reader hooks, which see every watched down_read. */
+		sp_lock_owner(sp_core, key, &prev);
+		if (prev && prev != (sp_tid_t)w->tid)
+			sp_lock_released(sp_core, prev, key, SP_HOLD_EXCL);
+		if (w->hold == SP_HOLD_EXCL && prev != (sp_tid_t)w->tid)
+			sp_lock_acquired(sp_core, w->tid, key, SP_HOLD_EXCL);
+	}
+	if (l && l->nwait)
+		l->nwait--;
+	WRITE_ONCE(w->task, NULL);
+	atomic_dec(&sp_det.nr_waiting);
+	sp_det.st.unblocks++;
+out:
+	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
+}
+
+static void sp_probe_exit(void *data, struct task_struct *p)
+{
+	pid_t tid = p->pid;
+
+	if (!sp_tid_ok(tid))
+		return;
+	/* A marked tid that exits is dropped; its number may come back as
+	 * someone else. */
+	if (test_bit(tid, sp_critical_map))
+		clear_bit(tid, sp_critical_map);
+	/* Owners and readers are known to the core without being marked, so
+	 * every exit is reported; unknown tids cost one lookup. */
+	if (sp_task_exit(sp_core, tid) == 0)
+		sp_det.st.exits++;
+}
+
+bool sp_detect_watched(unsigned long key)
+{
+	unsigned int i;
+
+	for (i = 0; i < SP_DET_LOCKS; i++)
+		if (READ_ONCE(sp_det.locks[i].key) == key)
+			return true;
+	return false;
+}
+
+void sp_detect_reader_event(unsigned long key, enum sp_reader_op op)
+{
+	pid_t tid = current->pid;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&sp_det.lock, flags);
+	if (!sp_det_lock_find(key))
+		goto out;  /* recycled meanwhile */
+	switch (op) {
+	case SP_RD_ACQUIRE:
+		sp_lock_acquired(sp_core, tid, key, SP_HOLD_SHARED);
+		break;
+	case SP_RD_RELEASE:
+		sp_lock_released(sp_core, tid, key, SP_HOLD_SHARED);
+		break;
+	case SP_WR_RELEASE:
+		sp_lock_released(sp_core, tid, key, SP_HOLD_EXCL);
+		break;
+	case SP_WR_DOWNGRADE:
+		sp_lock_released(sp_core, tid, key, SP_HOLD_EXCL);
+		sp_lock_acquired(sp_core, tid, key, SP_HOLD_SHARED);
+		break;
+	}
+	sp_det.st.reader_events++;
+out:
+	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
+}
+
+static void sp_det_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "contention_begin"))
+		sp_det.tp_begin = tp;
+	else if (!strcmp(tp->name, "contention_end"))
+		sp_det.tp_end = tp;
+	else if (!strcmp(tp->name, "sched_process_exit"))
+		sp_det.tp_exit = tp;
+}
+
+int sp_detect_init(void)
+{
+	int ret;
+
+	raw_spin_lock_init(&sp_det.lock);
+	for_each_kernel_tracepoint(sp_det_find_tp, NULL);
+	if (!sp_det.tp_begin || !sp_det.tp_end || !sp_det.tp_exit) {
+		pr_err("superpass: tracepoints lock:contention_begin/end or sched_process_exit not found\n");
+		return -ENOENT;
+	}
+	/* Exit first: a task must never be left in the core by a missed exit. */
+	ret = tracepoint_probe_register(sp_det.tp_exit, sp_probe_exit, NULL);
+	if (ret)
+		goto err;
+	sp_det.on_exit = true;
+	ret = tracepoint_probe_register(sp_det.tp_end, sp_probe_end, NULL);
+	if (ret)
+		goto err;
+	sp_det.on_end = true;
+	ret = tracepoint_probe_register(sp_det.tp_begin, sp_probe_begin, NULL);
+	if (ret)
+		goto err;
+	sp_det.on_begin = true;
+	return 0;
+err:
+	pr_err("superpass: tracepoint_probe_register failed (%d)\n", ret);
+	sp_detect_exit();
+	return ret;
+}
+
+void sp_detect_exit(void)
+{
+	if (sp_det.on_begin)
+		tracepoint_probe_unregister(sp_det.tp_begin, sp_probe_begin, NULL);
+	if (sp_det.on_end)
+		tracepoint_probe_unregister(sp_det.tp_end, sp_probe_end, NULL);
+	if (sp_det.on_exit)
+		tracepoint_probe_unregister(sp_det.tp_exit, sp_probe_exit, NULL);
+	sp_det.on_begin = sp_det.on_end = sp_det.on_exit = false;
+	/* No probe is running or will run after this. */
+	tracepoint_synchronize_unregister();
+}
+
+void sp_detect_get_stats(struct sp_detect_stats *out)
+{
+	*out = sp_det.st;
+}

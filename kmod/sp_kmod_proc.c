@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * /proc/superpass/{critical,stats,config}: the user interface.
+ *
+ *   critical  write "TID" to mark a thread, "-TID" to unmark it. If TID is a
+ *             process (thread-group leader), all of its current threads are
+ *             (un)marked. Read: one marked tid per line. Exited tids are
+ *             dropped by the exit probe.
+ *   stats     counters of the core, the detector and the actuator, and the
+ *             blocking percentiles of critical threads.
+ *   config    "key value" lines. depth, readers_k, budget_ms and
+ *             throttle_permille size the core's tables and are load-time
+ *             module parameters (read-only here); fifo_prio and
+ *             reader_tracking can be written ("fifo_prio 10").
+ *
+ * Writes need CAP_SYS_NICE: marking a thread gives other threads FIFO time.
+ * Numbers are in the writer's pid namespace.
+ */
+#include <linux/capability.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/proc_fs.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "sp_kmod.h"
+
+#define SP_MARK_MAX 256u   /* threads (un)marked by one write */
+
+static struct proc_dir_entry *sp_proc_dir;
+
+static ssize_t sp_proc_read_input(const char __user *ubuf, size_t len, char *buf,
+				  size_t cap)
+{
+	if (!capable(CAP_SYS_NICE))
+		return -EPERM;
+	if (len == 0 || len >= cap) {
+		pr_warn("superpass: /proc/superpass write of %zu bytes rejected (1..%zu)\n",
+			len, cap - 1);
+		return -EINVAL;
+	}
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	return len;
+}
+
+/* ---- critical ---- */
+
+static int sp_mark(pid_t *tids, unsigned int n, bool on)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = sp_task_register(sp_core, tids[i]);
+		if (ret < 0 && ret != -EEXIST)
+			return ret;
+		ret = sp_task_set_critical(sp_core, tids[i], on);
+		if (ret)
+			return ret;
+		if (on)
+			set_bit(tids[i], sp_critical_map);
+		else
+			clear_bit(tids[i], sp_critical_map);
+	}
+	return 0;
+}
+
+static ssize_t sp_critical_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct task_struct *t, *th;
+	char buf[32], *s;
+	pid_t *tids;
+	unsigned int n = 0;
+	bool on = true;
+	ssize_t ret;
+	int nr;
+
+	ret = sp_proc_read_input(ubuf, len, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	s = strim(buf);
+	if (*s == '-') {
+		on = false;
+		s++;
+	}
+	if (kstrtoint(s, 10, &nr) || nr <= 0) {
+		pr_warn("superpass: critical: expected TID or -TID, got \"%s\"\n", strim(buf));
+		return -EINVAL;
+	}
+	tids = kmalloc_array(SP_MARK_MAX, sizeof(*tids), GFP_KERNEL);
+	if (!tids)
+		return -ENOMEM;
+	rcu_read_lock();
+	t = pid_task(find_vpid(nr), PIDTYPE_PID);
+	if (t && thread_group_leader(t)) {
+		for_each_thread(t, th)
+			if (n < SP_MARK_MAX)
+				tids[n++] = th->pid;
+	} else if (t) {
+		tids[n++] = t->pid;
+	}
+	rcu_read_unlock();
+	if (!n) {
+		pr_warn("superpass: critical: no such thread %d\n", nr);
+		ret = -EINVAL;
+	} else {
+		ret = sp_mark(tids, n, on);
+		if (ret)
+			pr_warn("superpass: critical: cannot %smark %d (%zd)\n",
+				on ? "" : "un", nr, ret);
+		else
+			ret = len;
+	}
+	kfree(tids);
+	return ret;
+}
+
+static int sp_critical_show(struct seq_file *m, void *v)
+{
+	unsigned long tid;
+
+	for_each_set_bit(tid, sp_critical_map, SP_TID_LIMIT)
+		seq_printf(m, "%lu\n", tid);
+	return 0;
+}
+
+static int sp_critical_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sp_critical_show, NULL);
+}
+
+static const struct proc_ops sp_critical_ops = {
+	.proc_open = sp_critical_open,
+	.proc_read = seq_read,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+	.proc_write = sp_critical_write,
+};
+
+/* ---- stats ---- */
+
+static int sp_stats_show(struct seq_file *m, void *v)
+{
+	struct sp_detect_stats d;
+	struct sp_act_stats a;
+	struct sp_stats s;
+	struct sp_hist *h;
+
+	h = kvmalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	sp_core_stats(sp_core, &s);
+	sp_core_blocking_hist(sp_core, h);
+	sp_detect_get_stats(&d);
+	sp_act_get_stats(&a);
+
+	seq_printf(m, "blockings %llu\n", s.blockings);
+	seq_printf(m, "blocking_p50_ns %llu\n", sp_hist_quantile(h, 50, 100));
+	seq_printf(m, "blocking_p99_ns %llu\n", sp_hist_quantile(h, 99, 100));
+	seq_printf(m, "blocking_p999_ns %llu\n", sp_hist_quantile(h, 999, 1000));
+	seq_printf(m, "blocking_max_ns %llu\n", h->count ? h->max : 0);
+	seq_printf(m, "grants %llu\n", s.grants);
+	seq_printf(m, "grant_dups %llu\n", s.grant_dups);
+	seq_printf(m, "grants_refused %llu\n", s.grants_refused);
+	seq_printf(m, "fast_tracks %llu\n", s.fast_tracks);
+	seq_printf(m, "restores %llu\n", s.restores);
+	seq_printf(m, "ends_release %llu\n", s.ends_release);
+	seq_printf(m, "ends_unblock %llu\n", s.ends_unblock);
+	seq_printf(m, "ends_exit %llu\n", s.ends_exit);
+	seq_printf(m, "expiries %llu\n", s.expiries);
+	seq_printf(m, "throttles %llu\n", s.throttles);
+	seq_printf(m, "deadlocks %llu\n", s.deadlocks);
+	seq_printf(m, "depth_limited %llu\n", s.depth_limited);
+	seq_printf(m, "reader_overflows %llu\n", s.reader_overflows);
+	seq_printf(m, "waiter_overflows %llu\n", s.waiter_overflows);
+	seq_printf(m, "task_overflows %llu\n", s.task_overflows);
+	seq_printf(m, "lock_overflows %llu\n", s.lock_overflows);
+	seq_printf(m, "grant_overflows %llu\n", s.grant_overflows);
+	seq_printf(m, "stale_events %llu\n", s.stale_events);
+	seq_printf(m, "acquires %llu\n", s.acquires);
+	seq_printf(m, "releases %llu\n", s.releases);
+	seq_printf(m, "blocks %llu\n", s.blocks);
+	seq_printf(m, "unblocks %llu\n", s.unblocks);
+	seq_printf(m, "tasks_now %llu\n", s.tasks_now);
+	seq_printf(m, "locks_now %llu\n", s.locks_now);
+	seq_printf(m, "grants_now %llu\n", s.grants_now);
+	seq_printf(m, "boosted_now %llu\n", s.boosted_now);
+	seq_printf(m, "detect_blocks %llu\n", d.blocks);
+	seq_printf(m, "detect_unblocks %llu\n", d.unblocks);
+	seq_printf(m, "detect_owner_changes %llu\n", d.owner_changes);
+	seq_printf(m, "detect_no_owner %llu\n", d.no_owner);
+	seq_printf(m, "detect_lock_evictions %llu\n", d.lock_evictions);
+	seq_printf(m, "detect_waiter_full %llu\n", d.waiter_full);
+	seq_printf(m, "detect_reader_events %llu\n", d.reader_events);
+	seq_printf(m, "detect_exits %llu\n", d.exits);
+	seq_printf(m, "reader_hook_misses %llu\n", sp_param_readers ? sp_readers_missed() : 0);
+	seq_printf(m, "act_boosts %llu\n", a.boosts);
+	seq_printf(m, "act_restores %llu\n", a.restores);
+	seq_printf(m, "act_active %llu\n", a.active);
+	seq_printf(m, "act_skipped %llu\n", a.skipped);
+	seq_printf(m, "act_errors %llu\n", a.errors);
+	seq_printf(m, "act_ring_overflows %llu\n", a.ring_overflows);
+	seq_printf(m, "act_rescans %llu\n", a.rescans);
+	seq_printf(m, "act_ticks %llu\n", a.ticks);
+	seq_printf(m, "act_reclaimed %llu\n", a.reclaimed);
+	kvfree(h);
+	return 0;
+}
+
+static int sp_stats_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sp_stats_show, NULL);
+}
+
+static const struct proc_ops sp_stats_ops = {
+	.proc_open = sp_stats_open,
+	.proc_read = seq_read,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+};
+
+/* ---- config ---- */
+
+static int sp_config_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "depth %u\n", sp_param_depth);
+	seq_printf(m, "readers_k %u\n", sp_param_readers_k);
+	seq_printf(m, "budget_ms %u\n", sp_param_budget_ms);
+	seq_printf(m, "throttle_permille %u\n", sp_param_throttle_permille);
+	seq_printf(m, "fifo_prio %u\n", READ_ONCE(sp_fifo_prio));
+	seq_printf(m, "reader_tracking %d\n", sp_param_readers && READ_ONCE(sp_readers_on));
+	return 0;
+}
+
+static ssize_t sp_config_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	char buf[64], *s, *key;
+	unsigned int val;
+	ssize_t ret;
+
+	ret = sp_proc_read_input(ubuf, len, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	s = strim(buf);
+	key = strsep(&s, " \t=");
+	if (!s || kstrtouint(strim(s), 10, &val)) {
+		pr_warn("superpass: config: expected \"KEY VALUE\", got \"%s\"\n", key);
+		return -EINVAL;
+	}
+	if (!strcmp(key, "fifo_prio")) {
+		if (val < 1 || val > 98) {
+			pr_warn("superpass: config: fifo_prio %u out of range 1..98\n", val);
+			return -EINVAL;
+		}
+		/* New boosts use it; the kthread moves itself to val + 1. */
+		WRITE_ONCE(sp_fifo_prio, val);
+	} else if (!strcmp(key, "reader_tracking")) {
+		if (val > 1 || (val && !sp_param_readers)) {
+			pr_warn("superpass: config: reader_tracking takes 0 or 1 (1 needs the module loaded with readers=1)\n");
+			return -EINVAL;
+		}
+		WRITE_ONCE(sp_readers_on, val);
+	} else if (!strcmp(key, "depth") || !strcmp(key, "readers_k") ||
+		   !strcmp(key, "budget_ms") || !strcmp(key, "throttle_permille")) {
+		pr_warn("superpass: config: %s sizes the core and is fixed at load time (insmod superpass.ko %s=N)\n",
+			key, key);
+		return -EINVAL;
+	} else {
+		pr_warn("superpass: config: unknown key \"%s\"\n", key);
+		return -EINVAL;
+	}
+	return len;
+}
+
+static int sp_config_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sp_config_show, NULL);
+}
+
+static const struct proc_ops sp_config_ops = {
+	.proc_open = sp_config_open,
+	.proc_read = seq_read,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+	.proc_write = sp_config_write,
+};
+
+int sp_proc_init(void)
+{
+	sp_proc_dir = proc_mkdir("superpass", NULL);
+	if (!sp_proc_dir)
+		return -ENOMEM;
+	if (!proc_create("critical", 0644, sp_proc_dir, &sp_critical_ops) ||
+	    !proc_create("stats", 0444, sp_proc_dir, &sp_stats_ops) ||
+	    !proc_create("config", 0644, sp_proc_dir, &sp_config_ops)) {
+		proc_remove(sp_proc_dir);
+		sp_proc_dir = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void sp_proc_exit(void)
+{
+	/* Waits for open readers and writers to finish. */
+	proc_remove(sp_proc_dir);
+	sp_proc_dir = NULL;
+}

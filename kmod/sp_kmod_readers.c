@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Reader hooks: feed the core's bounded reader tracker for watched rwsems.
+ *
+ * A rwsem records only its last reader, so the readers that hold one while a
+ * critical writer waits are found by watching down_read*() and up_read().
+ * These run on every page fault (mmap_lock), so each hook first compares the
+ * lock address with the detector's small watch list (rwsems a critical or
+ * fast-tracked task contended on) and returns.
+ *
+ * down_read*() are kretprobes: the reader holds the lock only once the call
+ * returns (and down_read_trylock/_killable/_interruptible may fail). Their
+ * instances are preallocated at registration (maxactive); when they run out
+ * the kprobe core counts a miss instead of allocating. up_read(), up_write()
+ * and downgrade_write() are plain kprobes at entry. With KPROBES_ON_FTRACE
+ * (Debian) all of them go through the ftrace trampoline, not int3.
+ */
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+
+#include "sp_kmod.h"
+
+struct sp_rd_data {
+	unsigned long key;
+};
+
+static int sp_rd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	unsigned long key = regs->di;  /* first argument, x86-64 */
+
+	if (!READ_ONCE(sp_readers_on) || !sp_detect_watched(key))
+		return 1;  /* no return hook for this call */
+	((struct sp_rd_data *)ri->data)->key = key;
+	return 0;
+}
+
+/* void down_read(): it returned, so it holds the lock. */
+static int sp_rd_ret_void(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	sp_detect_reader_event(((struct sp_rd_data *)ri->data)->key, SP_RD_ACQUIRE);
+	return 0;
+}
+
+/* down_read_killable/_interruptible: 0 on success. */
+static int sp_rd_ret_zero_ok(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (regs_return_value(regs) == 0)
+		sp_detect_reader_event(((struct sp_rd_data *)ri->data)->key, SP_RD_ACQUIRE);
+	return 0;
+}
+
+/* down_read_trylock: 1 on success. */
+static int sp_rd_ret_one_ok(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (regs_return_value(regs) == 1)
+		sp_detect_reader_event(((struct sp_rd_data *)ri->data)->key, SP_RD_ACQUIRE);
+	return 0;
+}
+
+static int sp_hook_at_entry(struct pt_regs *regs, enum sp_reader_op op)
+{
+	unsigned long key = regs->di;
+
+	if (READ_ONCE(sp_readers_on) && sp_detect_watched(key))
+		sp_detect_reader_event(key, op);
+	return 0;
+}
+
+static int sp_up_read_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return sp_hook_at_entry(regs, SP_RD_RELEASE);
+}
+
+static int sp_up_write_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return sp_hook_at_entry(regs, SP_WR_RELEASE);
+}
+
+static int sp_downgrade_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return sp_hook_at_entry(regs, SP_WR_DOWNGRADE);
+}
+
+#define SP_KRP(sym, ret) {						\
+	.kp.symbol_name = sym,						\
+	.entry_handler = sp_rd_entry,					\
+	.handler = ret,							\
+	.data_size = sizeof(struct sp_rd_data),				\
+	.maxactive = 64,						\
+}
+
+static struct kretprobe sp_krps[] = {
+	SP_KRP("down_read", sp_rd_ret_void),
+	SP_KRP("down_read_killable", sp_rd_ret_zero_ok),
+	SP_KRP("down_read_interruptible", sp_rd_ret_zero_ok),
+	SP_KRP("down_read_trylock", sp_rd_ret_one_ok),
+};
+
+static struct kprobe sp_kps[] = {
+	{ .symbol_name = "up_read", .pre_handler = sp_up_read_pre },
+	{ .symbol_name = "up_write", .pre_handler = sp_up_write_pre },
+	{ .symbol_name = "downgrade_write", .pre_handler = sp_downgrade_pre },
+};
+
+static bool sp_krp_on[ARRAY_SIZE(sp_krps)];
+static bool sp_kp_on[ARRAY_SIZE(sp_kps)];
+
+int sp_readers_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sp_krps); i++) {
+		ret = register_kretprobe(&sp_krps[i]);
+		if (ret) {
+			pr_err("superpass: kretprobe on %s failed (%d)\n",
+			       sp_krps[i].kp.symbol_name, ret);
+			goto err;
+		}
+		sp_krp_on[i] = true;
+	}
+	for (i = 0; i < ARRAY_SIZE(sp_kps); i++) {
+		ret = register_kprobe(&sp_kps[i]);
+		if (ret) {
+			pr_err("superpass: kprobe on %s failed (%d)\n",
+			       sp_kps[i].symbol_name, ret);
+			goto err;
+		}
+		sp_kp_on[i] = true;
+	}
+	return 0;
+err:
+	sp_readers_exit();
+	return ret;
+}
+
+void sp_readers_exit(void)
+{
+	unsigned int i;
+
+	/* Unregistering waits for running handlers (synchronize_rcu inside). */
+	for (i = 0; i < ARRAY_SIZE(sp_kps); i++) {
+		if (sp_kp_on[i])
+			unregister_kprobe(&sp_kps[i]);
+		sp_kp_on[i] = false;
+	}
+	for (i = 0; i < ARRAY_SIZE(sp_krps); i++) {
+		if (sp_krp_on[i])
+			unregister_kretprobe(&sp_krps[i]);
+		sp_krp_on[i] = false;
+	}
+}
+
+u64 sp_readers_missed(void)
+{
+	u64 n = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sp_krps); i++)
+		n += READ_ONCE(sp_krps[i].nmissed);
+	for (i = 0; i < ARRAY_SIZE(sp_kps); i++)
+		n += READ_ONCE(sp_kps[i].nmissed);
+	return n;
+}
