@@ -21,6 +21,12 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
+/* The stand-ins in lib/os/kernel/include (first on the Kbuild include path):
+ * UINT32_MAX, UINT64_MAX and friends, as sp_os.h promises. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #define sp_likely(x) likely(x)
 #define sp_unlikely(x) unlikely(x)
 
