@@ -138,7 +138,11 @@ int sp_lock_acquired(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		     enum sp_hold hold);
 int sp_lock_released(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		     enum sp_hold hold);
-/* @tid started waiting for @lock. */
+/* @tid started waiting for @lock. Reporting the same wait again is cheap
+ * and useful: the core keeps the start time and re-walks the graph, picking
+ * up an owner that changed (or that took the lock in the very instant the
+ * wait began, which the barrier-free acquire path can miss). Hosts should
+ * re-report a critical task's wait every millisecond or so. */
 int sp_lock_blocked(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		    enum sp_hold hold);
 /* @tid stopped waiting for @lock: it got it (@acquired, and the host also
