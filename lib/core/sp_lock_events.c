@@ -135,11 +135,15 @@ int sp_lock_blocked(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock, enum
 		 * and tracker entry but re-runs the policy: the holder may
 		 * have changed. */
 		if (prev) {
+			/* The unblock of the previous wait was lost: close it. */
+			struct sp_grant_match m = { .waiter_or_via = tid };
 			struct sp_lock *pl = sp_lock_find(core, prev);
 
 			sp_count(core, SP_C_STALE_EVENTS);
 			if (pl)
 				sp_tracker_exit(&pl->waiters, tid);
+			sp_atomic_add(&t->block_seq, 1);
+			sp_grants_end_matching(core, &m, SP_END_UNBLOCK);
 		}
 		sp_atomic_add(&t->block_seq, 1);
 		sp_count(core, SP_C_BLOCKS);

@@ -292,6 +292,28 @@ static void test_new_owner_while_critical_waits(void **state)
 	teardown(core);
 }
 
+static void test_lost_unblock_closes_previous_wait(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_stats s;
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_acquired(core, B, L2, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	/* the host never reported the end of the first wait */
+	sp_lock_blocked(core, W, L2, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	sp_assert_boosted(&host, B);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.stale_events, 1);
+	assert_int_equal(sp_lock_unblocked(core, W, L1, false), -ENOENT);
+	assert_int_equal(sp_lock_unblocked(core, W, L2, false), 0);
+	sp_assert_not_boosted(&host, B);
+	teardown(core);
+}
+
 static void test_budget_expiry(void **state)
 {
 	struct sp_core *core = setup(NULL);   /* default budget 20 ms */
@@ -569,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_boosted_holder_that_blocks_extends_chain),
 		cmocka_unit_test(test_chain_link_stops_waiting),
 		cmocka_unit_test(test_new_owner_while_critical_waits),
+		cmocka_unit_test(test_lost_unblock_closes_previous_wait),
 		cmocka_unit_test(test_budget_expiry),
 		cmocka_unit_test(test_throttle_caps_share),
 		cmocka_unit_test(test_throttle_counts_across_grants),
