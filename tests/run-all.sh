@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# The whole test suite, as CI runs it: three builds of everything with
+# warnings as errors (plain, AddressSanitizer+UBSan, ThreadSanitizer), each
+# running every ctest test. The kernel-module tests (label "kernel": the
+# module build and the QEMU boot) run in the plain build only: sanitizer
+# flags do not apply to the kernel.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${SUPERPASS_TEST_DIR:-$root/build-test}
+jobs=$(nproc)
+
+run_build() {
+	local name=$1 ctest_extra=$2
+	shift 2
+	echo "=== superpass: $name build ==="
+	cmake -S "$root" -B "$out/$name" -DSUPERPASS_WERROR=ON "$@"
+	cmake --build "$out/$name" -j "$jobs"
+	# shellcheck disable=SC2086
+	ctest --test-dir "$out/$name" --output-on-failure --timeout 900 $ctest_extra
+}
+
+run_build plain "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+run_build asan "-LE kernel" -DCMAKE_BUILD_TYPE=Debug -DSUPERPASS_SANITIZE=address,undefined
+run_build tsan "-LE kernel" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERPASS_SANITIZE=thread
+echo "=== superpass: all three builds passed ==="
