@@ -114,6 +114,14 @@ int sp_table_insert(struct sp_table *t, uint64_t key, sp_table_init_fn init, voi
 
 	stripe = &t->stripes[sp_table_hash(t, key) & (SP_TABLE_STRIPES - 1)];
 	sp_os_lock(stripe);
+	/* Look again under the lock: another inserter may have placed the key
+	 * beyond a slot that has since become a tombstone, and claim() stops
+	 * at the first free slot. */
+	slot = sp_table_find(t, key);
+	if (slot >= 0) {
+		sp_os_unlock(stripe);
+		return slot;
+	}
 	if (sp_atomic_add(&t->live, 1) > t->limit) {
 		sp_atomic_add(&t->live, (uint64_t)-1);
 		slot = sp_table_find(t, key);
