@@ -89,11 +89,6 @@ int sp_lock_released(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock, enu
 	l = sp_lock_find(core, lock);
 	t = sp_task_find(core, tid);
 	if (sp_unlikely(!l)) {
-		/* Still a release event (the acquire was counted too). */
-		if (t)
-			sp_atomic_add(&t->releases, 1);
-		else
-			sp_count(core, SP_C_RELEASES);
 		sp_count(core, SP_C_STALE_EVENTS);
 		rc = -ENOENT;
 		goto out;
