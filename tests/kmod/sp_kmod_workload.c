@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Kernel-lock priority inversion workload for the superpass.ko QEMU test.
+ * Built static and run as root inside the guest (init is a busybox script).
+ *
+ *   inode  a critical thread (nice -10) does 4 KiB pwrite()s to a tmpfs file
+ *          while nice-19 threads do 1 MiB pwrite()s to it: both take the
+ *          inode's i_rwsem for writing, so the critical thread waits for a
+ *          holder that gets almost no CPU next to the nice-0 hogs.
+ *   mmap   the critical thread does mmap()+munmap() (mmap_lock writer) while
+ *          nice-19 threads fault pages in and drop them (mmap_lock readers).
+ *
+ * Four nice-0 CPU hogs run throughout; their iterations per second are the
+ * throughput figure. With --module, the critical thread is marked through
+ * /proc/superpass/critical, the test checks that every holder is back to
+ * SCHED_OTHER nice 19 after the run, then runs again and unloads the module
+ * (delete_module) in the middle of it, and checks the holders once more.
+ *
+ * Output: "SPW key value" figures and "SPW_CHECK name PASS|FAIL detail".
+ * Exit status 0 only if every check passed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NR_HOGS 4
+#define NR_HOLDERS 2
+#define MAX_SAMPLES 200000
+#define BIG_WRITE (1u << 20)
+#define SMALL_WRITE 4096u
+#define FAULT_REGION (8u << 20)
+#define CRIT_MAP (64u << 10)
+#define CRIT_PERIOD_US 2000
+
+static const char *scenario = "inode";
+static unsigned int seconds = 6;
+static bool with_module;
+static int failures;
+
+static atomic_bool stop_all, stop_crit;
+/* One cache line per hog: read at the edges of the measured window. */
+static struct {
+	atomic_ulong n;
+	char pad[56];
+} hog_iters[NR_HOGS];
+static atomic_int holder_tids[NR_HOLDERS];
+static int data_fd = -1;
+
+static uint64_t *samples;
+static size_t nr_samples;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static void check(const char *name, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#include <stdarg.h>
+static void check(const char *name, bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("SPW_CHECK %s %s ", name, ok ? "PASS" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static void set_self(const char *name, int nice_value)
+{
+	prctl(PR_SET_NAME, name);
+	setpriority(PRIO_PROCESS, (id_t)gettid_(), nice_value);
+}
+
+static void *hog_main(void *arg)
+{
+	atomic_ulong *n = &hog_iters[(long)arg].n;
+
+	set_self("sp-hog", 0);
+	while (!atomic_load_explicit(&stop_all, memory_order_relaxed)) {
+		for (volatile int i = 0; i < 10000; i++)
+			;
+		atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static unsigned long hog_total(void)
+{
+	unsigned long sum = 0;
+
+	for (int i = 0; i < NR_HOGS; i++)
+		sum += atomic_load_explicit(&hog_iters[i].n, memory_order_relaxed);
+	return sum;
+}
+
+static void *holder_main(void *arg)
+{
+	long idx = (long)arg;
+	char *buf;
+
+	set_self("sp-holder", 19);
+	atomic_store(&holder_tids[idx], gettid_());
+	if (!strcmp(scenario, "inode")) {
+		buf = malloc(BIG_WRITE);
+		memset(buf, 'h', BIG_WRITE);
+		while (!atomic_load(&stop_all))
+			if (pwrite(data_fd, buf, BIG_WRITE, 0) < 0)
+				break;
+		free(buf);
+	} else {
+		set_self("sp-fault", 19);
+		buf = mmap(NULL, FAULT_REGION, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (buf == MAP_FAILED)
+			return NULL;
+		while (!atomic_load(&stop_all)) {
+			for (size_t off = 0; off < FAULT_REGION; off += 4096)
+				buf[off] = 1;  /* a page fault: mmap_lock read */
+			madvise(buf, FAULT_REGION, MADV_DONTNEED);
+		}
+		munmap(buf, FAULT_REGION);
+	}
+	return NULL;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+static bool proc_lists_tid(pid_t tid)
+{
+	char line[64];
+	FILE *f = fopen("/proc/superpass/critical", "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (atoi(line) == tid)
+			found = true;
+	fclose(f);
+	return found;
+}
+
+static atomic_int crit_tid;
+
+static void *crit_main(void *arg)
+{
+	char small[SMALL_WRITE];
+	char text[32];
+	bool record = arg != NULL;
+
+	memset(small, 'c', sizeof(small));
+	set_self("sp-crit", -10);
+	atomic_store(&crit_tid, gettid_());
+	if (with_module) {
+		snprintf(text, sizeof(text), "%d\n", gettid_());
+		check("mark_critical", write_file("/proc/superpass/critical", text) == 0,
+		      "tid %d", gettid_());
+	}
+	while (!atomic_load(&stop_crit)) {
+		uint64_t t0 = now_ns(), t1;
+		struct timespec period = { 0, CRIT_PERIOD_US * 1000 };
+
+		if (!strcmp(scenario, "inode")) {
+			if (pwrite(data_fd, small, sizeof(small), 0) < 0)
+				break;
+		} else {
+			char *p = mmap(NULL, CRIT_MAP, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (p == MAP_FAILED)
+				break;
+			munmap(p, CRIT_MAP);
+		}
+		t1 = now_ns();
+		if (record && nr_samples < MAX_SAMPLES)
+			samples[nr_samples++] = t1 - t0;
+		nanosleep(&period, NULL);
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t pct(double q)
+{
+	size_t i;
+
+	if (!nr_samples)
+		return 0;
+	i = (size_t)(q * (double)(nr_samples - 1) + 0.5);
+	return samples[i];
+}
+
+/* Every holder back to SCHED_OTHER at nice 19? Waits up to @ms for the
+ * actuator thread, which restores asynchronously. */
+static bool holders_restored(unsigned int ms, char *why, size_t cap)
+{
+	for (unsigned int waited = 0;; waited += 10) {
+		bool ok = true;
+
+		why[0] = '\0';
+		for (int i = 0; i < NR_HOLDERS; i++) {
+			pid_t tid = atomic_load(&holder_tids[i]);
+			int pol = sched_getscheduler(tid);
+			int nice_value;
+
+			errno = 0;
+			nice_value = getpriority(PRIO_PROCESS, (id_t)tid);
+			if (pol != SCHED_OTHER || nice_value != 19) {
+				ok = false;
+				snprintf(why, cap, "tid %d policy %d nice %d", tid, pol, nice_value);
+			}
+		}
+		if (ok || waited >= ms)
+			return ok;
+		usleep(10000);
+	}
+}
+
+static void print_file(const char *path, const char *prefix)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		printf("%s %s", prefix, line);
+	fclose(f);
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t hogs[NR_HOGS], holders[NR_HOLDERS], crit;
+	uint64_t t_start, t_end;
+	unsigned long hogs_start, hogs_end;
+	char why[128];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--scenario") && i + 1 < argc)
+			scenario = argv[++i];
+		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+			seconds = (unsigned int)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--module"))
+			with_module = true;
+		else {
+			fprintf(stderr, "usage: %s [--scenario inode|mmap] [--seconds N] [--module]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (strcmp(scenario, "inode") && strcmp(scenario, "mmap")) {
+		fprintf(stderr, "unknown scenario %s\n", scenario);
+		return 2;
+	}
+	samples = calloc(MAX_SAMPLES, sizeof(*samples));
+	data_fd = open("/tmp/spw.dat", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (!samples || data_fd < 0) {
+		perror("setup");
+		return 2;
+	}
+	printf("SPW scenario %s module %d seconds %u\n", scenario, with_module, seconds);
+
+	for (long i = 0; i < NR_HOLDERS; i++)
+		pthread_create(&holders[i], NULL, holder_main, (void *)i);
+	for (long i = 0; i < NR_HOGS; i++)
+		pthread_create(&hogs[i], NULL, hog_main, (void *)i);
+	while (!atomic_load(&holder_tids[0]) || !atomic_load(&holder_tids[NR_HOLDERS - 1]))
+		usleep(1000);
+	for (int i = 0; i < NR_HOLDERS; i++)
+		printf("SPW holder_tid %d\n", atomic_load(&holder_tids[i]));
+
+	/* Measured run. */
+	t_start = now_ns();
+	hogs_start = hog_total();
+	pthread_create(&crit, NULL, crit_main, (void *)1);
+	sleep_s(seconds);
+	atomic_store(&stop_crit, true);
+	pthread_join(crit, NULL);
+	t_end = now_ns();
+	hogs_end = hog_total();
+	printf("SPW crit_tid %d\n", atomic_load(&crit_tid));
+
+	qsort(samples, nr_samples, sizeof(*samples), cmp_u64);
+	printf("SPW ops %zu\n", nr_samples);
+	printf("SPW p50_us %.1f\n", (double)pct(0.50) / 1e3);
+	printf("SPW p99_us %.1f\n", (double)pct(0.99) / 1e3);
+	printf("SPW p999_us %.1f\n", (double)pct(0.999) / 1e3);
+	printf("SPW max_us %.1f\n", nr_samples ? (double)samples[nr_samples - 1] / 1e3 : 0.0);
+
+	if (with_module) {
+		check("critical_dropped_on_exit", !proc_lists_tid(atomic_load(&crit_tid)),
+		      "tid %d", atomic_load(&crit_tid));
+		check("restored_after_run", holders_restored(3000, why, sizeof(why)), "%s", why);
+		print_file("/proc/superpass/stats", "SPW_STATS");
+
+		/* Again, and unload the module while the inversion is live. */
+		atomic_store(&stop_crit, false);
+		pthread_create(&crit, NULL, crit_main, NULL);
+		sleep_s(1.5);
+		check("rmmod_under_load",
+		      syscall(SYS_delete_module, "superpass", O_NONBLOCK) == 0,
+		      "errno %d", errno);
+		atomic_store(&stop_crit, true);
+		pthread_join(crit, NULL);
+		check("restored_after_rmmod", holders_restored(0, why, sizeof(why)), "%s", why);
+	}
+
+	atomic_store(&stop_all, true);
+	for (int i = 0; i < NR_HOGS; i++)
+		pthread_join(hogs[i], NULL);
+	for (int i = 0; i < NR_HOLDERS; i++)
+		pthread_join(holders[i], NULL);
+	printf("SPW hog_iters_per_s %.0f\n",
+	       (double)(hogs_end - hogs_start) / ((double)(t_end - t_start) / 1e9));
+	printf("SPW measured_s %.2f\n", (double)(t_end - t_start) / 1e9);
+	printf("SPW failures %d\n", failures);
+	fflush(stdout);
+	close(data_fd);
+	unlink("/tmp/spw.dat");
+	return failures ? 1 : 0;
+}
