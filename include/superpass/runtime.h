@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * superpass userspace runtime: a thread registry, latency-critical marking,
+ * instrumented mutexes and rwlocks, and a SCHED_FIFO fast-track actuator.
+ *
+ * sp_mutex_* and sp_rwlock_* wrap the pthread calls of the same name with
+ * the same semantics and the same return values (0 or a positive errno, as
+ * pthread does). Everything else returns 0 (or a count) on success and a
+ * negative errno value on failure.
+ *
+ * The runtime is created lazily with the default configuration by the first
+ * call that needs it; call sp_runtime_init() first to choose another one.
+ * This header includes no pthread, urcu or kernel header: the lock types are
+ * opaque storage, large enough for glibc's pthread types on every Linux ABI.
+ */
+#ifndef SUPERPASS_RUNTIME_H
+#define SUPERPASS_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <superpass/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How the actuator grants a fast track. */
+enum sp_act_mode {
+	SP_ACT_AUTO = 0,    /* FIFO if permitted, else nice, else observe */
+	SP_ACT_FIFO = 1,    /* SCHED_FIFO at fifo_prio (needs CAP_SYS_NICE or RLIMIT_RTPRIO) */
+	SP_ACT_NICE = 2,    /* lower the nice value within RLIMIT_NICE */
+	SP_ACT_OBSERVE = 3, /* keep the graph and statistics, never change a thread */
+};
+
+struct sp_runtime_config {
+	struct sp_config core;   /* core tables and policy (sp_config_default) */
+	enum sp_act_mode mode;   /* default SP_ACT_AUTO */
+	int fifo_prio;           /* SCHED_FIFO priority of a fast track (default 1) */
+	uint32_t tick_ns;        /* watchdog period while grants are active (default 1 ms) */
+	bool quiet;              /* do not print the fallback notice on stderr */
+	const char *log_path;    /* if set, one line per actuator call is appended here */
+};
+
+void sp_runtime_config_default(struct sp_runtime_config *cfg);
+
+/* Creates the process-wide runtime. -EALREADY if it exists (created by an
+ * earlier call or lazily), -EINVAL, -ENOMEM. */
+int sp_runtime_init(const struct sp_runtime_config *cfg);
+/* Restores every fast-tracked thread, stops the watchdog and frees the core.
+ * No sp_* lock may be in use by another thread. A later call creates a new
+ * runtime (handy for benchmarks that compare configurations). */
+void sp_runtime_shutdown(void);
+/* The core of the runtime, created lazily; NULL if creation failed. */
+struct sp_core *sp_runtime_core(void);
+/* The mode actually in force after the privilege check. */
+enum sp_act_mode sp_runtime_mode(void);
+const char *sp_act_mode_name(enum sp_act_mode mode);
+
+/* ---- threads ---- */
+/* The calling thread's Linux tid (cached). */
+sp_tid_t sp_thread_self(void);
+/* Registers the calling thread; @name (may be NULL) is also given to
+ * pthread_setname_np (at most 15 characters are kept). */
+int sp_thread_register(const char *name);
+/* Marks the calling thread, or thread @tid of this process, latency-critical. */
+int sp_thread_set_critical(bool critical);
+int sp_tid_set_critical(sp_tid_t tid, bool critical);
+/* 1 if the actuator currently holds a fast track for @tid, else 0. */
+int sp_tid_fast_tracked(sp_tid_t tid);
+
+/* ---- statistics ---- */
+struct sp_runtime_stats {
+	struct sp_stats core;
+	uint64_t act_fast_tracks;  /* actuator grants applied */
+	uint64_t act_restores;     /* actuator restores applied */
+	uint64_t act_errors;       /* sched_setattr failures */
+	uint64_t act_gone;         /* targets that had exited (ESRCH) */
+	uint64_t act_boosted_now;  /* threads currently fast-tracked */
+	uint64_t ticks;            /* watchdog ticks */
+	uint32_t mode;             /* enum sp_act_mode in force */
+};
+int sp_runtime_stats(struct sp_runtime_stats *out);
+/* Writes statistics (counters and blocking percentiles) as JSON to @path. */
+int sp_runtime_write_json(const char *path);
+
+/* ---- locks ---- */
+#define SP_LOCK_STORAGE 64
+typedef struct sp_mutex {
+	union {
+		unsigned char bytes[SP_LOCK_STORAGE];
+		long long align_;
+		void *align_p_;
+	} opaque;
+} sp_mutex_t;
+
+typedef struct sp_rwlock {
+	union {
+		unsigned char bytes[SP_LOCK_STORAGE];
+		long long align_;
+		void *align_p_;
+	} opaque;
+} sp_rwlock_t;
+
+/* Same as PTHREAD_MUTEX_INITIALIZER / PTHREAD_RWLOCK_INITIALIZER. */
+#define SP_MUTEX_INITIALIZER {{{0}}}
+#define SP_RWLOCK_INITIALIZER {{{0}}}
+
+enum sp_mutex_type {
+	SP_MUTEX_NORMAL = 0,
+	SP_MUTEX_RECURSIVE = 1,
+	SP_MUTEX_ERRORCHECK = 2,
+};
+#define SP_MUTEX_ROBUST 0x100       /* flag: robust (EOWNERDEAD) */
+#define SP_MUTEX_PRIO_INHERIT 0x200 /* flag: PTHREAD_PRIO_INHERIT */
+#define SP_RWLOCK_PREFER_WRITER 0x1 /* writer-preferring (non-recursive readers) */
+
+/* @flags: an sp_mutex_type ORed with SP_MUTEX_* flags; 0 = default mutex.
+ * Returns 0 or a positive errno like pthread_mutex_init. */
+int sp_mutex_init(sp_mutex_t *m, int flags);
+int sp_mutex_destroy(sp_mutex_t *m);
+int sp_mutex_lock(sp_mutex_t *m);
+int sp_mutex_trylock(sp_mutex_t *m);
+int sp_mutex_timedlock(sp_mutex_t *m, const struct timespec *abstime); /* CLOCK_REALTIME */
+int sp_mutex_clocklock(sp_mutex_t *m, clockid_t clock, const struct timespec *abstime);
+int sp_mutex_unlock(sp_mutex_t *m);
+/* For robust mutexes: pthread_mutex_consistent. */
+int sp_mutex_consistent(sp_mutex_t *m);
+
+int sp_rwlock_init(sp_rwlock_t *rw, int flags);
+int sp_rwlock_destroy(sp_rwlock_t *rw);
+int sp_rwlock_rdlock(sp_rwlock_t *rw);
+int sp_rwlock_tryrdlock(sp_rwlock_t *rw);
+int sp_rwlock_timedrdlock(sp_rwlock_t *rw, const struct timespec *abstime);
+int sp_rwlock_clockrdlock(sp_rwlock_t *rw, clockid_t clock, const struct timespec *abstime);
+int sp_rwlock_wrlock(sp_rwlock_t *rw);
+int sp_rwlock_trywrlock(sp_rwlock_t *rw);
+int sp_rwlock_timedwrlock(sp_rwlock_t *rw, const struct timespec *abstime);
+int sp_rwlock_clockwrlock(sp_rwlock_t *rw, clockid_t clock, const struct timespec *abstime);
+int sp_rwlock_unlock(sp_rwlock_t *rw);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SUPERPASS_RUNTIME_H */

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* Interposer-only real functions (beyond struct sp_real_ops). */
+#ifndef SP_PRELOAD_H
+#define SP_PRELOAD_H
+
+#include <pthread.h>
+
+struct sp_real_extra {
+	int (*mutex_destroy)(pthread_mutex_t *);
+	int (*rwlock_destroy)(pthread_rwlock_t *);
+	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+			      const struct timespec *);
+};
+extern struct sp_real_extra sp_real_x;
+
+#endif /* SP_PRELOAD_H */

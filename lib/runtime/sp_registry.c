@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Thread registry: every thread that touches an instrumented lock gets a
+ * task in the core (tid), a name, a critical flag, and a thread-exit hook
+ * that tells the core the task is gone (which ends its grants, so a thread
+ * that exits while fast-tracked is restored before it disappears).
+ *
+ * Critical threads are chosen explicitly (sp_thread_set_critical) or by
+ * name (SUPERPASS_CRITICAL for the interposer). Names are checked again on
+ * the slow path before a thread blocks, because programs often name a
+ * thread after it has already taken locks.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sp_rt.h"
+
+#define SP_REG_SLOTS 1024u
+#define SP_NAMES_MAX 256
+
+SP_TLS struct sp_rt_thread sp_rt_self_state;
+
+struct sp_reg_entry {
+	sp_tid_t tid;
+	char name[16];
+	int critical;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct sp_reg_entry e[SP_REG_SLOTS];
+	pthread_key_t key;
+	int key_ok;
+	char names[SP_NAMES_MAX]; /* ",a,b," for substring matching */
+	int have_names;
+} sp_reg = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static pthread_once_t sp_reg_once = PTHREAD_ONCE_INIT;
+
+void sp_rt_registry_note(sp_tid_t tid, const char *name, int critical)
+{
+	struct sp_reg_entry *free_e = NULL;
+
+	pthread_mutex_lock(&sp_reg.lock);
+	for (uint32_t i = 0; i < SP_REG_SLOTS; i++) {
+		struct sp_reg_entry *e = &sp_reg.e[i];
+
+		if (e->tid == tid) {
+			free_e = e;
+			break;
+		}
+		if (e->tid == 0 && !free_e)
+			free_e = e;
+	}
+	if (free_e) {
+		free_e->tid = tid;
+		if (name) {
+			strncpy(free_e->name, name, sizeof(free_e->name) - 1);
+			free_e->name[sizeof(free_e->name) - 1] = 0;
+		}
+		if (critical >= 0)
+			free_e->critical = critical;
+	}
+	pthread_mutex_unlock(&sp_reg.lock);
+}
+
+static void sp_reg_forget(sp_tid_t tid)
+{
+	pthread_mutex_lock(&sp_reg.lock);
+	for (uint32_t i = 0; i < SP_REG_SLOTS; i++)
+		if (sp_reg.e[i].tid == tid)
+			memset(&sp_reg.e[i], 0, sizeof(sp_reg.e[i]));
+	pthread_mutex_unlock(&sp_reg.lock);
+}
+
+void sp_rt_registry_each(void (*fn)(void *arg, sp_tid_t tid, const char *name, int crit),
+			 void *arg)
+{
+	pthread_mutex_lock(&sp_reg.lock);
+	for (uint32_t i = 0; i < SP_REG_SLOTS; i++)
+		if (sp_reg.e[i].tid)
+			fn(arg, sp_reg.e[i].tid, sp_reg.e[i].name, sp_reg.e[i].critical);
+	pthread_mutex_unlock(&sp_reg.lock);
+}
+
+void sp_rt_registry_reset(void)
+{
+	/* After fork: the lock may be held by a thread that no longer exists. */
+	pthread_mutex_init(&sp_reg.lock, NULL);
+	memset(sp_reg.e, 0, sizeof(sp_reg.e));
+}
+
+/* Thread exit: end the task in the core (its grants are restored). */
+static void sp_reg_thread_exit(void *arg)
+{
+	struct sp_rt_thread *t = &sp_rt_self_state;
+	struct sp_core *core;
+
+	(void)arg;
+	if (!t->tid)
+		return;
+	sp_rt_enter();
+	core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
+	if (core && t->gen == __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED) && !sp_rt_off)
+		sp_task_exit(core, t->tid);
+	/* Belt and braces: never leave this thread with a boost of ours. */
+	sp_act_restore(NULL, t->tid);
+	sp_reg_forget(t->tid);
+	sp_rt_leave();
+	t->gen = 0;  /* a later lock call from another destructor re-registers */
+	t->critical = 0;
+	t->exited = 1;
+}
+
+static void sp_reg_make_key(void)
+{
+	sp_reg.key_ok = pthread_key_create(&sp_reg.key, sp_reg_thread_exit) == 0;
+}
+
+static int sp_reg_name_matches(sp_tid_t tid, const char *name)
+{
+	char pat[20];
+	size_t n = strlen(name);
+
+	if (!sp_reg.have_names)
+		return -1;
+	if ((pid_t)tid == getpid() && strstr(sp_reg.names, ",main,"))
+		return 1;
+	if (n == 0 || n > 15)
+		return 0;
+	pat[0] = ',';
+	memcpy(pat + 1, name, n);
+	pat[n + 1] = ',';
+	pat[n + 2] = 0;
+	return strstr(sp_reg.names, pat) != NULL;
+}
+
+void sp_rt_set_critical_names(const char *csv)
+{
+	size_t n = csv ? strlen(csv) : 0;
+
+	if (!csv || n == 0 || n + 3 > sizeof(sp_reg.names)) {
+		sp_reg.have_names = 0;
+		return;
+	}
+	sp_reg.names[0] = ',';
+	memcpy(sp_reg.names + 1, csv, n);
+	sp_reg.names[n + 1] = ',';
+	sp_reg.names[n + 2] = 0;
+	sp_reg.have_names = 1;
+}
+
+void sp_rt_thread_check_name(struct sp_core *core)
+{
+	struct sp_rt_thread *t = &sp_rt_self_state;
+	char name[17] = { 0 };
+	int m;
+
+	if (!sp_reg.have_names)
+		return;
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	m = sp_reg_name_matches(t->tid, name);
+	if (m >= 0 && m != t->critical) {
+		t->critical = m;
+		sp_task_set_critical(core, t->tid, m);
+		sp_rt_registry_note(t->tid, name, m);
+	}
+}
+
+sp_tid_t sp_rt_thread_slow(struct sp_core *core)
+{
+	struct sp_rt_thread *t = &sp_rt_self_state;
+	char name[17] = { 0 };
+
+	if (!t->tid)
+		t->tid = (sp_tid_t)syscall(SYS_gettid);
+	if (!core)
+		return t->tid;
+	t->gen = __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED);
+	t->critical = 0;
+	sp_rt_enter();
+	sp_task_register(core, t->tid);
+	pthread_once(&sp_reg_once, sp_reg_make_key);
+	if (sp_reg.key_ok)
+		pthread_setspecific(sp_reg.key, (void *)1);
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	sp_rt_registry_note(t->tid, name, 0);
+	sp_rt_thread_check_name(core);
+	sp_rt_leave();
+	return t->tid;
+}
+
+/* ---- public thread API ---- */
+
+sp_tid_t sp_thread_self(void)
+{
+	struct sp_rt_thread *t = &sp_rt_self_state;
+
+	if (!t->tid)
+		t->tid = (sp_tid_t)syscall(SYS_gettid);
+	return t->tid;
+}
+
+int sp_thread_register(const char *name)
+{
+	struct sp_core *core = sp_rt_core();
+
+	if (name)
+		pthread_setname_np(pthread_self(), name);
+	if (!core)
+		return -ENODEV;
+	sp_rt_thread(core);
+	if (name)
+		sp_rt_registry_note(sp_rt_self_state.tid, name, -1);
+	return 0;
+}
+
+int sp_tid_set_critical(sp_tid_t tid, bool critical)
+{
+	struct sp_core *core = sp_rt_core();
+	int rc;
+
+	if (!core)
+		return -ENODEV;
+	if (tid == 0)
+		return -EINVAL;
+	sp_rt_enter();
+	rc = sp_task_register(core, tid);
+	if (rc >= 0)
+		rc = sp_task_set_critical(core, tid, critical);
+	sp_rt_leave();
+	if (rc < 0)
+		return rc;
+	if (tid == sp_rt_self_state.tid)
+		sp_rt_self_state.critical = critical;
+	sp_rt_registry_note(tid, NULL, critical);
+	return 0;
+}
+
+int sp_thread_set_critical(bool critical)
+{
+	struct sp_core *core = sp_rt_core();
+
+	if (!core)
+		return -ENODEV;
+	return sp_tid_set_critical(sp_rt_thread(core), critical);
+}
+
+int sp_tid_fast_tracked(sp_tid_t tid)
+{
+	return sp_act_is_boosted(tid);
+}

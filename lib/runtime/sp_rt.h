@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Internal contract of the userspace host (lib/runtime). Shared by
+ * libsuperpass and libsuperpass-preload.so, which compile the same sources;
+ * they differ only in where sp_real (the real pthread lock functions) points.
+ */
+#ifndef SP_RT_H
+#define SP_RT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <superpass/core.h>
+#include <superpass/runtime.h>
+
+/* Initial-exec TLS: no __tls_get_addr (which may allocate) on the lock
+ * path, which matters in the interposer where allocation can take locks. */
+#define SP_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* ---- the real pthread lock functions ---- */
+struct sp_real_ops {
+	int (*mutex_lock)(pthread_mutex_t *);
+	int (*mutex_trylock)(pthread_mutex_t *);
+	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
+	int (*mutex_unlock)(pthread_mutex_t *);
+	int (*rwlock_rdlock)(pthread_rwlock_t *);
+	int (*rwlock_tryrdlock)(pthread_rwlock_t *);
+	int (*rwlock_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rwlock_clockrdlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*rwlock_wrlock)(pthread_rwlock_t *);
+	int (*rwlock_trywrlock)(pthread_rwlock_t *);
+	int (*rwlock_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rwlock_clockwrlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*rwlock_unlock)(pthread_rwlock_t *);
+};
+/* sp_real_libc.c (libsuperpass) or lib/preload/sp_real_next.c (interposer). */
+extern struct sp_real_ops sp_real;
+/* Fills sp_real if the build resolves it at run time; idempotent. */
+void sp_real_resolve(void);
+
+/* ---- per-thread state ---- */
+struct sp_rt_thread {
+	sp_tid_t tid;       /* cached gettid(), 0 until first use */
+	uint32_t gen;       /* runtime generation the thread registered with */
+	int guard;          /* > 0 while inside the runtime or the core */
+	int critical;       /* last critical state told to the core */
+	int exited;         /* the thread-exit destructor has run */
+};
+extern SP_TLS struct sp_rt_thread sp_rt_self_state;
+
+/* Entering the core: pthread calls made meanwhile (core locks, liburcu)
+ * must reach libc directly, never the instrumented path. */
+static inline void sp_rt_enter(void)
+{
+	sp_rt_self_state.guard++;
+}
+
+static inline void sp_rt_leave(void)
+{
+	sp_rt_self_state.guard--;
+}
+
+static inline bool sp_rt_guarded(void)
+{
+	return sp_rt_self_state.guard != 0;
+}
+
+/* ---- runtime (sp_runtime.c) ---- */
+extern struct sp_core *sp_rt_core_ptr; /* NULL until created */
+extern uint32_t sp_rt_gen;             /* bumps at every creation */
+extern int sp_rt_off;                  /* passthrough: forked child, exiting, failed */
+/* The core, creating the runtime if needed; NULL means passthrough. */
+struct sp_core *sp_rt_core_slow(void);
+static inline struct sp_core *sp_rt_core(void)
+{
+	struct sp_core *c = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(c != NULL, 1))
+		return c;
+	return sp_rt_core_slow();
+}
+const struct sp_runtime_config *sp_rt_config(void);
+/* Lazy creation: adjusts the default config (weak; the interposer reads env). */
+void sp_rt_env_config(struct sp_runtime_config *cfg);
+
+/* ---- threads (sp_registry.c) ---- */
+/* Registers the calling thread with the current core if needed; returns
+ * its tid. Call with the guard held. */
+sp_tid_t sp_rt_thread_slow(struct sp_core *core);
+static inline sp_tid_t sp_rt_thread(struct sp_core *core)
+{
+	struct sp_rt_thread *t = &sp_rt_self_state;
+
+	if (__builtin_expect(t->tid != 0 && t->gen == __atomic_load_n(&sp_rt_gen,
+								       __ATOMIC_RELAXED), 1))
+		return t->tid;
+	return sp_rt_thread_slow(core);
+}
+/* Before blocking: applies SUPERPASS_CRITICAL-style name rules. */
+void sp_rt_thread_check_name(struct sp_core *core);
+/* "name,name" (thread names or "main"); NULL clears. Copies the string. */
+void sp_rt_set_critical_names(const char *csv);
+void sp_rt_registry_reset(void);
+/* For JSON: calls @fn for every registered thread. */
+void sp_rt_registry_each(void (*fn)(void *arg, sp_tid_t tid, const char *name, int crit),
+			 void *arg);
+void sp_rt_registry_note(sp_tid_t tid, const char *name, int critical);
+
+/* ---- lock instrumentation (sp_instr_mutex.c, sp_instr_rwlock.c) ---- */
+enum sp_wait_kind { SP_WAIT_FOREVER, SP_WAIT_TIMED, SP_WAIT_CLOCK };
+int sp_instr_mutex_lock(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
+			const struct timespec *abstime);
+int sp_instr_mutex_trylock(pthread_mutex_t *m);
+int sp_instr_mutex_unlock(pthread_mutex_t *m);
+void sp_instr_lock_destroyed(const void *lock);
+int sp_instr_rwlock_rdlock(pthread_rwlock_t *rw, enum sp_wait_kind wk, clockid_t clk,
+			   const struct timespec *abstime);
+int sp_instr_rwlock_wrlock(pthread_rwlock_t *rw, enum sp_wait_kind wk, clockid_t clk,
+			   const struct timespec *abstime);
+int sp_instr_rwlock_tryrdlock(pthread_rwlock_t *rw);
+int sp_instr_rwlock_trywrlock(pthread_rwlock_t *rw);
+int sp_instr_rwlock_unlock(pthread_rwlock_t *rw);
+
+/* Slow-path helpers shared by mutex and rwlock instrumentation. */
+void sp_instr_acquired(sp_tid_t self, const void *lock, enum sp_hold hold);
+void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
+		      sp_tid_t glibc_owner);
+void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool acquired);
+void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold);
+
+/* ---- actuator (sp_actuator.c) ---- */
+int sp_act_setup(const struct sp_runtime_config *cfg); /* probes privileges */
+int sp_act_fast_track(void *ctx, sp_tid_t tid);
+int sp_act_restore(void *ctx, sp_tid_t tid);
+void sp_act_restore_all(void);          /* process exit / shutdown */
+void sp_act_set_exiting(void);          /* process exit: no new grants */
+void sp_act_atfork_child(sp_tid_t parent_tid, sp_tid_t child_tid);
+int sp_act_is_boosted(sp_tid_t tid);
+enum sp_act_mode sp_act_mode_now(void);
+void sp_act_stats(struct sp_runtime_stats *out);
+uint64_t sp_act_active(void);
+
+/* ---- watchdog (sp_watchdog.c) ---- */
+int sp_wd_start(const struct sp_runtime_config *cfg);
+void sp_wd_stop(void);
+void sp_wd_kick(void);              /* a grant became active: tick soon */
+void sp_wd_atfork_child(void);
+uint64_t sp_wd_ticks(void);
+
+/* Monotonic clock for the core. */
+uint64_t sp_rt_now_ns(void *ctx);
+
+#endif /* SP_RT_H */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * sched_getattr / sched_setattr as raw system calls: glibc 2.36 has no
+ * wrapper, and <linux/sched/types.h> clashes with <sched.h>, so the ABI
+ * struct is declared here (it is stable: sizes 48 (VER0) and 56 (VER1)).
+ */
+#ifndef SP_SCHED_ATTR_H
+#define SP_SCHED_ATTR_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct sp_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+	uint32_t sched_util_min;
+	uint32_t sched_util_max;
+};
+
+#define SP_SCHED_FLAG_RESET_ON_FORK 0x01ull
+
+/* Return 0 or -errno. tid 0 means the calling thread. */
+int sp_sched_getattr(pid_t tid, struct sp_sched_attr *attr);
+int sp_sched_setattr(pid_t tid, const struct sp_sched_attr *attr);
+/* Same policy, nice, RT priority and reset-on-fork flag. */
+int sp_sched_attr_same(const struct sp_sched_attr *a, const struct sp_sched_attr *b);
+
+#endif /* SP_SCHED_ATTR_H */

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The actuator on the real kernel: a holder that blocks a critical thread
+ * is put in SCHED_FIFO, and gets its exact attributes back (checked with
+ * sched_getattr) on release, on budget expiry, and when it exits while
+ * boosted; readers are boosted up to K; a fork of a boosted thread is not
+ * boosted. Needs CAP_SYS_NICE (the test runs as root in CI); skipped
+ * otherwise.
+ */
+#include "sp_test_util.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include <superpass/runtime.h>
+
+static int sp_start_mode(enum sp_act_mode mode, uint32_t readers, uint64_t budget_ns)
+{
+	struct sp_runtime_config cfg;
+
+	sp_runtime_config_default(&cfg);
+	cfg.mode = mode;
+	cfg.quiet = true;
+	cfg.core.readers_per_lock = readers;
+	cfg.core.budget_ns = budget_ns;
+	cfg.core.throttle_window_ns = 0;
+	return sp_runtime_init(&cfg);
+}
+
+static int sp_start(uint32_t readers, uint64_t budget_ns)
+{
+	return sp_start_mode(SP_ACT_FIFO, readers, budget_ns);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sp_runtime_shutdown();
+	return 0;
+}
+
+/* ---- one holder ---- */
+
+struct holder {
+	sp_mutex_t *m;
+	int wait_restore;   /* poll for the budget to end the boost before unlocking */
+	int exit_holding;   /* return while holding (robust mutex) */
+	int fork_child;     /* fork while boosted; child reports its policy */
+	int nice_mode;      /* the actuator lowers nice instead of SCHED_FIFO */
+	pid_t tid;
+	int locked;
+	int boosted;
+	int restored_before_unlock;
+	int child_status;
+	struct sp_sched_attr before, during, after;
+};
+
+static void *holder_main(void *arg)
+{
+	struct holder *h = arg;
+
+	sp_test_set_nice(19);
+	h->tid = sp_test_gettid();
+	sp_sched_getattr(0, &h->before);
+	if (sp_mutex_lock(h->m) != 0)
+		return NULL;
+	__atomic_store_n(&h->locked, 1, __ATOMIC_RELEASE);
+	h->boosted = SP_WAIT_FOR(sp_test_policy(0) == SCHED_FIFO ||
+				 (h->nice_mode && sp_test_nice(0) != 19));
+	sp_sched_getattr(0, &h->during);
+	if (h->fork_child) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			struct sp_sched_attr c;
+
+			sp_sched_getattr(0, &c);
+			_exit(c.sched_policy == SCHED_OTHER && c.sched_nice == 19 ? 0 : 1);
+		}
+		waitpid(pid, &h->child_status, 0);
+	}
+	if (h->wait_restore)
+		h->restored_before_unlock = SP_WAIT_FOR(sp_test_policy(0) != SCHED_FIFO);
+	if (h->exit_holding)
+		return NULL;
+	sp_mutex_unlock(h->m);
+	/* The grant may end a moment later on the granting thread (the core
+	 * validates a new grant after publishing it): wait, bounded. */
+	SP_WAIT_FOR(sp_sched_getattr(0, &h->after) == 0 && sp_sched_attr_same(&h->after, &h->before));
+	return NULL;
+}
+
+static void run_holder(struct holder *h)
+{
+	pthread_t t;
+
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(pthread_create(&t, NULL, holder_main, h), 0);
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&h->locked, __ATOMIC_ACQUIRE)));
+	int rc = sp_mutex_lock(h->m);
+	if (h->exit_holding) {
+		assert_int_equal(rc, EOWNERDEAD);
+		assert_int_equal(sp_mutex_consistent(h->m), 0);
+	} else {
+		assert_int_equal(rc, 0);
+	}
+	assert_int_equal(sp_mutex_unlock(h->m), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+}
+
+static void test_boost_and_exact_restore(void **state)
+{
+	sp_mutex_t m;
+	struct holder h = { .m = &m, .fork_child = 1 };
+	struct sp_runtime_stats st;
+
+	(void)state;
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	run_holder(&h);
+	assert_true(h.boosted);
+	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
+	assert_int_equal(h.during.sched_priority, 1);
+	/* exact restore: policy, nice, priority, flags */
+	assert_int_equal(h.after.sched_policy, h.before.sched_policy);
+	assert_int_equal(h.after.sched_nice, h.before.sched_nice);
+	assert_int_equal(h.after.sched_nice, 19);
+	assert_int_equal(h.after.sched_priority, h.before.sched_priority);
+	assert_int_equal(h.after.sched_flags, h.before.sched_flags);
+	/* a child forked by the boosted holder is not boosted */
+	assert_true(WIFEXITED(h.child_status));
+	assert_int_equal(WEXITSTATUS(h.child_status), 0);
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_true(st.act_fast_tracks >= 1);
+	assert_int_equal(st.act_fast_tracks, st.act_restores);
+	assert_int_equal(st.act_boosted_now, 0);
+	assert_int_equal(st.core.boosted_now, 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+static void test_nice_mode_boost_and_restore(void **state)
+{
+	sp_mutex_t m;
+	struct holder h = { .m = &m, .nice_mode = 1 };
+
+	(void)state;
+	assert_int_equal(sp_start_mode(SP_ACT_NICE, 4, 0), 0);
+	assert_int_equal(sp_runtime_mode(), SP_ACT_NICE);
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	run_holder(&h);
+	assert_true(h.boosted);
+	assert_int_equal(h.during.sched_policy, SCHED_OTHER);
+	assert_int_equal(h.during.sched_nice, -20); /* with CAP_SYS_NICE: the floor */
+	assert_true(sp_sched_attr_same(&h.after, &h.before));
+	assert_int_equal(h.after.sched_nice, 19);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+static void test_budget_expiry(void **state)
+{
+	sp_mutex_t m;
+	struct holder h = { .m = &m, .wait_restore = 1 };
+	struct sp_runtime_stats st;
+
+	(void)state;
+	assert_int_equal(sp_start(4, 5 * 1000 * 1000), 0);
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	run_holder(&h);
+	assert_true(h.boosted);
+	/* the watchdog ended the boost while the holder still held the lock */
+	assert_true(h.restored_before_unlock);
+	assert_true(sp_sched_attr_same(&h.after, &h.before));
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_true(st.core.expiries >= 1);
+	assert_int_equal(st.act_boosted_now, 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+static void test_exit_while_boosted(void **state)
+{
+	sp_mutex_t m;
+	struct holder h = { .m = &m, .exit_holding = 1 };
+	struct sp_runtime_stats st;
+
+	(void)state;
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_mutex_init(&m, SP_MUTEX_NORMAL | SP_MUTEX_ROBUST), 0);
+	run_holder(&h);
+	assert_true(h.boosted);
+	assert_int_equal(sp_tid_fast_tracked((sp_tid_t)h.tid), 0);
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_int_equal(st.act_boosted_now, 0);
+	assert_int_equal(st.act_fast_tracks, st.act_restores);
+	assert_int_equal(st.core.boosted_now, 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+/* ---- readers up to K ---- */
+
+#define NR_READERS 4
+#define K 2
+
+struct readers {
+	sp_rwlock_t rw;
+	pid_t tid[NR_READERS];
+	int nr_locked;
+	int go;
+	int boosted_seen;
+	int fifo_seen;
+	uint32_t untracked;
+};
+
+static void *reader_main(void *arg)
+{
+	struct readers *r = arg;
+	int i;
+
+	sp_test_set_nice(19);
+	assert_int_equal(sp_rwlock_rdlock(&r->rw), 0);
+	i = __atomic_fetch_add(&r->nr_locked, 1, __ATOMIC_ACQ_REL);
+	r->tid[i] = sp_test_gettid();
+	SP_WAIT_FOR(__atomic_load_n(&r->go, __ATOMIC_ACQUIRE));
+	sp_rwlock_unlock(&r->rw);
+	return NULL;
+}
+
+static int count_boosted(struct readers *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < NR_READERS; i++)
+		n += sp_tid_fast_tracked((sp_tid_t)r->tid[i]) == 1;
+	return n;
+}
+
+static void *observer_main(void *arg)
+{
+	struct readers *r = arg;
+
+	SP_WAIT_FOR(count_boosted(r) >= K);
+	r->boosted_seen = count_boosted(r);
+	for (int i = 0; i < NR_READERS; i++)
+		r->fifo_seen += sp_test_policy(r->tid[i]) == SCHED_FIFO;
+	sp_lock_readers(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&r->rw, NULL, 0,
+			&r->untracked);
+	__atomic_store_n(&r->go, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_readers_boosted_up_to_k(void **state)
+{
+	static struct readers r;
+	pthread_t t[NR_READERS], obs;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(sp_start(K, 0), 0);
+	assert_int_equal(sp_rwlock_init(&r.rw, 0), 0);
+	for (int i = 0; i < NR_READERS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, reader_main, &r), 0);
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&r.nr_locked, __ATOMIC_ACQUIRE) == NR_READERS));
+	assert_int_equal(pthread_create(&obs, NULL, observer_main, &r), 0);
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_rwlock_wrlock(&r.rw), 0);
+	assert_int_equal(sp_rwlock_unlock(&r.rw), 0);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	pthread_join(obs, NULL);
+	for (int i = 0; i < NR_READERS; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(r.boosted_seen, K);
+	assert_int_equal(r.fifo_seen, K);
+	assert_int_equal(r.untracked, NR_READERS - K);
+	for (int i = 0; i < NR_READERS; i++)
+		assert_int_equal(sp_tid_fast_tracked((sp_tid_t)r.tid[i]), 0);
+	assert_int_equal(sp_rwlock_destroy(&r.rw), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_boost_and_exact_restore, teardown),
+		cmocka_unit_test_teardown(test_nice_mode_boost_and_restore, teardown),
+		cmocka_unit_test_teardown(test_budget_expiry, teardown),
+		cmocka_unit_test_teardown(test_exit_while_boosted, teardown),
+		cmocka_unit_test_teardown(test_readers_boosted_up_to_k, teardown),
+	};
+	struct sp_runtime_config cfg;
+
+	sp_runtime_config_default(&cfg);
+	cfg.quiet = true;
+	if (sp_runtime_init(&cfg) == 0 && sp_runtime_mode() != SP_ACT_FIFO) {
+		printf("SKIP: no CAP_SYS_NICE / RLIMIT_RTPRIO: SCHED_FIFO cannot be granted here\n");
+		return 77;
+	}
+	sp_runtime_shutdown();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * sp_mutex_t / sp_rwlock_t keep pthread semantics: each case runs the same
+ * operations on a plain pthread lock and on the instrumented one and expects
+ * the same return codes (EBUSY, ETIMEDOUT, EDEADLK, EPERM, recursion). Timed
+ * locks use deadlines already in the past or a few ms ahead; only the
+ * result code is checked, never how long it took.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include <superpass/runtime.h>
+
+static int setup(void **state)
+{
+	struct sp_runtime_config cfg;
+
+	(void)state;
+	sp_runtime_config_default(&cfg);
+	cfg.quiet = true;
+	cfg.mode = SP_ACT_OBSERVE;
+	return sp_runtime_init(&cfg) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sp_runtime_shutdown();
+	return 0;
+}
+
+static struct timespec deadline_ms(clockid_t clk, long ms)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	ts.tv_nsec += ms * 1000000L;
+	while (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+/* A second thread tries the lock while the test thread holds it. */
+struct other {
+	sp_mutex_t *m;
+	sp_rwlock_t *rw;
+	int op;
+	int rc;
+};
+
+enum { OP_TRY, OP_TIMED, OP_CLOCK, OP_UNLOCK, OP_TRYRD, OP_TRYWR, OP_TIMEDRD, OP_TIMEDWR,
+       OP_CLOCKRD, OP_CLOCKWR };
+
+static void *other_main(void *arg)
+{
+	struct other *o = arg;
+	struct timespec rt = deadline_ms(CLOCK_REALTIME, 5);
+	struct timespec mono = deadline_ms(CLOCK_MONOTONIC, 5);
+
+	switch (o->op) {
+	case OP_TRY: o->rc = sp_mutex_trylock(o->m); break;
+	case OP_TIMED: o->rc = sp_mutex_timedlock(o->m, &rt); break;
+	case OP_CLOCK: o->rc = sp_mutex_clocklock(o->m, CLOCK_MONOTONIC, &mono); break;
+	case OP_UNLOCK: o->rc = sp_mutex_unlock(o->m); break;
+	case OP_TRYRD: o->rc = sp_rwlock_tryrdlock(o->rw); break;
+	case OP_TRYWR: o->rc = sp_rwlock_trywrlock(o->rw); break;
+	case OP_TIMEDRD: o->rc = sp_rwlock_timedrdlock(o->rw, &rt); break;
+	case OP_TIMEDWR: o->rc = sp_rwlock_timedwrlock(o->rw, &rt); break;
+	case OP_CLOCKRD: o->rc = sp_rwlock_clockrdlock(o->rw, CLOCK_MONOTONIC, &mono); break;
+	case OP_CLOCKWR: o->rc = sp_rwlock_clockwrlock(o->rw, CLOCK_MONOTONIC, &mono); break;
+	}
+	if (o->rc == 0) {
+		if (o->m && o->op != OP_UNLOCK)
+			sp_mutex_unlock(o->m);
+		if (o->rw)
+			sp_rwlock_unlock(o->rw);
+	}
+	return NULL;
+}
+
+static int from_other(sp_mutex_t *m, sp_rwlock_t *rw, int op)
+{
+	struct other o = { .m = m, .rw = rw, .op = op, .rc = -1 };
+	pthread_t t;
+
+	assert_int_equal(pthread_create(&t, NULL, other_main, &o), 0);
+	pthread_join(t, NULL);
+	return o.rc;
+}
+
+static void test_static_initializers(void **state)
+{
+	sp_mutex_t m = SP_MUTEX_INITIALIZER;
+	sp_rwlock_t rw = SP_RWLOCK_INITIALIZER;
+	pthread_mutex_t pm = PTHREAD_MUTEX_INITIALIZER;
+	pthread_rwlock_t prw = PTHREAD_RWLOCK_INITIALIZER;
+
+	(void)state;
+	/* the zero initialisers are glibc's initialisers */
+	assert_memory_equal(m.opaque.bytes, &pm, sizeof(pm));
+	assert_memory_equal(rw.opaque.bytes, &prw, sizeof(prw));
+	assert_int_equal(sp_mutex_lock(&m), 0);
+	assert_int_equal(sp_mutex_unlock(&m), 0);
+	assert_int_equal(sp_rwlock_rdlock(&rw), 0);
+	assert_int_equal(sp_rwlock_unlock(&rw), 0);
+}
+
+static void test_mutex_normal(void **state)
+{
+	sp_mutex_t m;
+
+	(void)state;
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	assert_int_equal(sp_mutex_trylock(&m), 0);
+	assert_int_equal(sp_mutex_trylock(&m), EBUSY);  /* same as glibc: no recursion */
+	assert_int_equal(from_other(&m, NULL, OP_TRY), EBUSY);
+	assert_int_equal(from_other(&m, NULL, OP_TIMED), ETIMEDOUT);
+	assert_int_equal(from_other(&m, NULL, OP_CLOCK), ETIMEDOUT);
+	assert_int_equal(sp_mutex_unlock(&m), 0);
+	assert_int_equal(from_other(&m, NULL, OP_TIMED), 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+	assert_int_equal(sp_mutex_init(&m, 0x7), EINVAL);
+	assert_int_equal(sp_mutex_init(&m, 0x10000), EINVAL);
+}
+
+static void test_mutex_errorcheck(void **state)
+{
+	sp_mutex_t m;
+	pthread_mutex_t pm;
+	pthread_mutexattr_t a;
+	struct timespec past = { 0, 0 };
+
+	(void)state;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&pm, &a);
+	assert_int_equal(sp_mutex_init(&m, SP_MUTEX_ERRORCHECK), 0);
+
+	assert_int_equal(sp_mutex_unlock(&m), pthread_mutex_unlock(&pm)); /* EPERM */
+	assert_int_equal(sp_mutex_unlock(&m), EPERM);
+	assert_int_equal(sp_mutex_lock(&m), pthread_mutex_lock(&pm));
+	assert_int_equal(sp_mutex_lock(&m), pthread_mutex_lock(&pm));   /* EDEADLK */
+	assert_int_equal(sp_mutex_lock(&m), EDEADLK);
+	assert_int_equal(sp_mutex_timedlock(&m, &past), pthread_mutex_timedlock(&pm, &past));
+	assert_int_equal(sp_mutex_trylock(&m), pthread_mutex_trylock(&pm)); /* EBUSY */
+	assert_int_equal(from_other(&m, NULL, OP_UNLOCK), EPERM);
+	assert_int_equal(sp_mutex_unlock(&m), 0);
+	assert_int_equal(pthread_mutex_unlock(&pm), 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+	pthread_mutex_destroy(&pm);
+	pthread_mutexattr_destroy(&a);
+}
+
+static void test_mutex_recursive(void **state)
+{
+	sp_mutex_t m;
+	struct sp_runtime_stats st;
+
+	(void)state;
+	assert_int_equal(sp_mutex_init(&m, SP_MUTEX_RECURSIVE), 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(sp_mutex_lock(&m), 0);
+	assert_int_equal(sp_mutex_trylock(&m), 0);
+	assert_int_equal(from_other(&m, NULL, OP_TRY), EBUSY);
+	assert_int_equal(from_other(&m, NULL, OP_UNLOCK), EPERM);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(sp_mutex_unlock(&m), 0);
+	/* still held once: the graph must still show us as owner */
+	assert_int_equal(from_other(&m, NULL, OP_TRY), EBUSY);
+	sp_tid_t owner = 0;
+	assert_int_equal(sp_lock_owner(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&m, &owner), 0);
+	assert_int_equal(owner, sp_thread_self());
+	assert_int_equal(sp_mutex_unlock(&m), 0);
+	assert_int_equal(sp_lock_owner(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&m, &owner), 0);
+	assert_int_equal(owner, 0);
+	assert_int_equal(sp_mutex_unlock(&m), EPERM);
+	assert_int_equal(from_other(&m, NULL, OP_TRY), 0);
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_int_equal(st.core.stale_events, 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+static void test_mutex_pi_and_robust_keep_behaviour(void **state)
+{
+	sp_mutex_t m;
+
+	(void)state;
+	assert_int_equal(sp_mutex_init(&m, SP_MUTEX_ERRORCHECK | SP_MUTEX_PRIO_INHERIT), 0);
+	assert_int_equal(sp_mutex_lock(&m), 0);
+	assert_int_equal(sp_mutex_lock(&m), EDEADLK);
+	assert_int_equal(from_other(&m, NULL, OP_TRY), EBUSY);
+	assert_int_equal(from_other(&m, NULL, OP_TIMED), ETIMEDOUT);
+	assert_int_equal(sp_mutex_unlock(&m), 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+
+	assert_int_equal(sp_mutex_init(&m, SP_MUTEX_ROBUST), 0);
+	assert_int_equal(sp_mutex_lock(&m), 0);
+	assert_int_equal(from_other(&m, NULL, OP_TRY), EBUSY);
+	assert_int_equal(sp_mutex_unlock(&m), 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+static void test_rwlock(void **state)
+{
+	sp_rwlock_t rw;
+	pthread_rwlock_t prw;
+	sp_tid_t readers[4];
+
+	(void)state;
+	pthread_rwlock_init(&prw, NULL);
+	assert_int_equal(sp_rwlock_init(&rw, 0), 0);
+	assert_int_equal(sp_rwlock_init(&rw, 0x40), EINVAL);
+
+	/* read side */
+	assert_int_equal(sp_rwlock_rdlock(&rw), 0);
+	assert_int_equal(sp_rwlock_tryrdlock(&rw), 0);
+	assert_int_equal(sp_lock_readers(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&rw, readers,
+					 4, NULL), 2); /* same reader twice, K slots */
+	assert_int_equal(from_other(NULL, &rw, OP_TRYRD), 0);
+	assert_int_equal(from_other(NULL, &rw, OP_TRYWR), EBUSY);
+	assert_int_equal(from_other(NULL, &rw, OP_TIMEDWR), ETIMEDOUT);
+	assert_int_equal(from_other(NULL, &rw, OP_CLOCKWR), ETIMEDOUT);
+	assert_int_equal(sp_rwlock_unlock(&rw), 0);
+	assert_int_equal(sp_rwlock_unlock(&rw), 0);
+	assert_int_equal(sp_lock_readers(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&rw, readers,
+					 4, NULL), 0);
+
+	/* write side, compared with glibc */
+	assert_int_equal(sp_rwlock_wrlock(&rw), pthread_rwlock_wrlock(&prw));
+	assert_int_equal(sp_rwlock_wrlock(&rw), pthread_rwlock_wrlock(&prw)); /* EDEADLK */
+	assert_int_equal(sp_rwlock_rdlock(&rw), pthread_rwlock_rdlock(&prw)); /* EDEADLK */
+	assert_int_equal(sp_rwlock_trywrlock(&rw), pthread_rwlock_trywrlock(&prw));
+	assert_int_equal(sp_rwlock_tryrdlock(&rw), pthread_rwlock_tryrdlock(&prw));
+	assert_int_equal(from_other(NULL, &rw, OP_TRYRD), EBUSY);
+	assert_int_equal(from_other(NULL, &rw, OP_TIMEDRD), ETIMEDOUT);
+	assert_int_equal(from_other(NULL, &rw, OP_CLOCKRD), ETIMEDOUT);
+	sp_tid_t owner = 0;
+	assert_int_equal(sp_lock_owner(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&rw, &owner), 0);
+	assert_int_equal(owner, sp_thread_self());
+	assert_int_equal(sp_rwlock_unlock(&rw), 0);
+	assert_int_equal(pthread_rwlock_unlock(&prw), 0);
+	assert_int_equal(sp_lock_owner(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&rw, &owner), 0);
+	assert_int_equal(owner, 0);
+	assert_int_equal(sp_rwlock_destroy(&rw), 0);
+	pthread_rwlock_destroy(&prw);
+
+	assert_int_equal(sp_rwlock_init(&rw, SP_RWLOCK_PREFER_WRITER), 0);
+	assert_int_equal(sp_rwlock_wrlock(&rw), 0);
+	assert_int_equal(sp_rwlock_unlock(&rw), 0);
+	assert_int_equal(sp_rwlock_destroy(&rw), 0);
+}
+
+/* Contended paths report block/unblock; counts stay consistent. */
+struct contend {
+	sp_mutex_t m;
+	int iters;
+};
+
+static void *contend_main(void *arg)
+{
+	struct contend *c = arg;
+
+	for (int i = 0; i < c->iters; i++) {
+		sp_mutex_lock(&c->m);
+		sp_mutex_unlock(&c->m);
+	}
+	return NULL;
+}
+
+static void test_contended_counts(void **state)
+{
+	static struct contend c;
+	pthread_t t[3];
+	struct sp_runtime_stats st;
+
+	(void)state;
+	c.iters = 20000;
+	assert_int_equal(sp_mutex_init(&c.m, 0), 0);
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, contend_main, &c);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_int_equal(st.core.blocks, st.core.unblocks);
+	assert_int_equal(st.core.acquires, st.core.releases);
+	assert_true(st.core.acquires >= 3u * 20000u);
+	assert_int_equal(sp_mutex_destroy(&c.m), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_static_initializers),
+		cmocka_unit_test(test_mutex_normal),
+		cmocka_unit_test(test_mutex_errorcheck),
+		cmocka_unit_test(test_mutex_recursive),
+		cmocka_unit_test(test_mutex_pi_and_robust_keep_behaviour),
+		cmocka_unit_test(test_rwlock),
+		cmocka_unit_test(test_contended_counts),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The interposer on an unmodified program: sp_victim is run under
+ * LD_PRELOAD=libsuperpass-preload.so with SUPERPASS_CRITICAL=main. The
+ * victim itself checks, with sched_getattr on its own threads, that each
+ * lock holder was boosted and then exactly restored; here we also check the
+ * SUPERPASS_STATS JSON and the actuator log it leaves behind.
+ * Under ASan/TSan the sanitizer runtime is preloaded first (SP_SAN_RUNTIME).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static char *slurp(const char *path)
+{
+	static char buf[65536];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return buf;
+}
+
+static long json_num(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	p = strstr(json, pat);
+	return p ? strtol(p + strlen(pat), NULL, 10) : -1;
+}
+
+/* Runs the victim; returns its exit status, output in @out. */
+static int run_victim(const char *polls, const char *extra_env, const char *stats, const char *log, char *out,
+		      size_t cap)
+{
+	char preload[1024];
+	int pipefd[2], status;
+	pid_t pid;
+	ssize_t n, total = 0;
+
+	if (SP_SAN_RUNTIME[0])
+		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s:%s", SP_SAN_RUNTIME,
+			 SP_PRELOAD_PATH);
+	else
+		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", SP_PRELOAD_PATH);
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char st[600], lg[600];
+		char *envp[] = { preload, "SUPERPASS_CRITICAL=main", st, lg, (char *)extra_env,
+				 NULL };
+		char *argv[] = { SP_VICTIM_PATH, (char *)polls, NULL };
+
+		snprintf(st, sizeof(st), "SUPERPASS_STATS=%s", stats);
+		snprintf(lg, sizeof(lg), "SUPERPASS_LOG=%s", log);
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(pipefd[1], STDERR_FILENO);
+		close(pipefd[0]);
+		execve(SP_VICTIM_PATH, argv, envp);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], out + total, cap - 1 - (size_t)total)) > 0)
+		total += n;
+	out[total] = 0;
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	printf("%s", out);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static void test_unmodified_program_boosted_and_restored(void **state)
+{
+	char stats[] = "/tmp/sp-stats-XXXXXX", log[] = "/tmp/sp-log-XXXXXX";
+	char out[8192];
+	const char *json, *lg;
+	int fd1 = mkstemp(stats), fd2 = mkstemp(log);
+
+	(void)state;
+	assert_true(fd1 >= 0 && fd2 >= 0);
+	close(fd1);
+	close(fd2);
+	assert_int_equal(run_victim("30000", "SUPERPASS_QUIET=0", stats, log, out, sizeof(out)), 0);
+	/* the victim saw its three holders boosted and restored */
+	assert_non_null(strstr(out, "holder tid="));
+	assert_non_null(strstr(out, "failures=0"));
+	json = slurp(stats);
+	assert_non_null(json);
+	printf("%s", json);
+	assert_non_null(strstr(json, "\"mode\": \"fifo\""));
+	assert_true(json_num(json, "act_fast_tracks") >= 3);
+	assert_int_equal(json_num(json, "act_fast_tracks"), json_num(json, "act_restores"));
+	assert_int_equal(json_num(json, "act_boosted_now"), 0);
+	assert_int_equal(json_num(json, "boosted_now"), 0);
+	assert_true(json_num(json, "blockings") >= 2);
+	lg = slurp(log);
+	assert_non_null(lg);
+	printf("%s", lg);
+	assert_non_null(strstr(lg, "fast_track"));
+	assert_non_null(strstr(lg, "restore"));
+	unlink(stats);
+	unlink(log);
+}
+
+static void test_observe_mode_boosts_nobody(void **state)
+{
+	char stats[] = "/tmp/sp-stats-XXXXXX", log[] = "/tmp/sp-log-XXXXXX";
+	char out[8192];
+	const char *json;
+	int fd1 = mkstemp(stats), fd2 = mkstemp(log);
+
+	(void)state;
+	close(fd1);
+	close(fd2);
+	/* nobody boosted: the victim reports failure after its bounded wait */
+	assert_int_equal(run_victim("500", "SUPERPASS_MODE=observe", stats, log, out, sizeof(out)), 1);
+	json = slurp(stats);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"mode\": \"observe\""));
+	assert_true(json_num(json, "blockings") >= 2);
+	assert_true(json_num(json, "grants") >= 2);
+	unlink(stats);
+	unlink(log);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unmodified_program_boosted_and_restored),
+		cmocka_unit_test(test_observe_mode_boosts_nobody),
+	};
+
+	if (geteuid() != 0) {
+		printf("SKIP: needs CAP_SYS_NICE (root) to grant SCHED_FIFO\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
