@@ -34,7 +34,7 @@ extern unsigned int sp_param_throttle_permille;
 extern unsigned int sp_fifo_prio;       /* runtime: /proc/superpass/config */
 extern bool sp_readers_on;              /* runtime: /proc/superpass/config */
 extern bool sp_param_readers;           /* load time: hooks registered at all */
-extern bool sp_param_log_boosts;
+extern unsigned int sp_param_log_boosts;
 
 static inline bool sp_tid_ok(pid_t tid)
 {
@@ -80,6 +80,7 @@ struct sp_detect_stats {
 	u64 lock_evictions;  /* tracked-lock slots recycled */
 	u64 waiter_full;     /* waiter table full: blocking not reported */
 	u64 reader_events;   /* reader hook events on watched locks */
+	u64 reader_hints;    /* readers taken from the owner word or a queued wait */
 	u64 exits;
 };
 int sp_detect_init(void);
@@ -87,7 +88,9 @@ void sp_detect_exit(void);
 void sp_detect_get_stats(struct sp_detect_stats *out);
 /* Reader hooks: is @key a lock an interesting task contended on? */
 bool sp_detect_watched(unsigned long key);
-enum sp_reader_op { SP_RD_ACQUIRE, SP_RD_RELEASE, SP_WR_RELEASE, SP_WR_DOWNGRADE };
+enum sp_reader_op {
+	SP_RD_ACQUIRE, SP_RD_RELEASE, SP_WR_ACQUIRE, SP_WR_RELEASE, SP_WR_DOWNGRADE
+};
 void sp_detect_reader_event(unsigned long key, enum sp_reader_op op);
 
 /* sp_kmod_readers.c: down_read* / up_read / up_write / downgrade_write. */

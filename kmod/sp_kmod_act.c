@@ -24,6 +24,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/timekeeping.h>
 #include <uapi/linux/sched/types.h>
 
@@ -33,7 +34,6 @@
 #define SP_MAX_BOOSTS 256u      /* tasks boosted at once */
 #define SP_TICK_NS (1 * NSEC_PER_MSEC)
 #define SP_RECLAIM_NS (1000 * NSEC_PER_MSEC)
-#define SP_LOG_BOOSTS 256u
 
 /* What we changed, to put back exactly. */
 struct sp_boost {
@@ -57,6 +57,7 @@ static struct {
 	struct sp_boost *boosts;     /* kthread only */
 	unsigned int nr_active;      /* kthread only */
 	unsigned int logged;
+	unsigned long *queued;       /* tid is in the ring (or a rescan is due) */
 	struct sp_act_stats st;      /* written by the kthread, read racy */
 	atomic64_t ring_overflows;
 } sp_act;
@@ -72,6 +73,11 @@ static void sp_act_queue(pid_t tid)
 	unsigned long flags;
 	bool kick = false;
 
+	/* Already queued: the kthread reconciles with the core's state at the
+	 * time it gets there, so one entry per tid is enough. This keeps the
+	 * ring from filling when readers come and go at page-fault rate. */
+	if (test_and_set_bit(tid, sp_act.queued))
+		return;
 	raw_spin_lock_irqsave(&sp_act.lock, flags);
 	if (!sp_act.dying) {
 		if (sp_act.head - sp_act.tail < SP_RING_SIZE) {
@@ -189,7 +195,7 @@ static void sp_boost_apply(pid_t tid, struct task_struct *t)
 	b->tid = tid;
 	sp_act.nr_active++;
 	sp_act.st.boosts++;
-	if (sp_param_log_boosts && sp_act.logged < SP_LOG_BOOSTS) {
+	if (sp_act.logged < sp_param_log_boosts) {
 		sp_act.logged++;
 		pr_info("superpass: fast-track tid %d (%s)\n", tid, t->comm);
 	}
@@ -274,10 +280,15 @@ static bool sp_act_drain(void)
 			tid = 0;
 		}
 		raw_spin_unlock_irqrestore(&sp_act.lock, flags);
-		if (rescan)
+		if (rescan) {
+			bitmap_zero(sp_act.queued, SP_TID_LIMIT);
 			sp_act_rescan();
-		else if (tid)
+		} else if (tid) {
+			/* Clear first: a change after this point queues it again. */
+			clear_bit(tid, sp_act.queued);
+			smp_mb__after_atomic();
 			sp_act_reconcile(tid);
+		}
 		else
 			return any;
 		any = true;
@@ -342,12 +353,18 @@ static int sp_act_thread(void *unused)
 	return 0;
 }
 
+
 int sp_act_init(void)
 {
 	raw_spin_lock_init(&sp_act.lock);
 	init_irq_work(&sp_act.iw, sp_act_irq_work);
 	sp_act.boosts = kcalloc(SP_MAX_BOOSTS, sizeof(*sp_act.boosts), GFP_KERNEL);
-	return sp_act.boosts ? 0 : -ENOMEM;
+	sp_act.queued = vzalloc(BITS_TO_LONGS(SP_TID_LIMIT) * sizeof(unsigned long));
+	if (!sp_act.boosts || !sp_act.queued) {
+		sp_act_free();
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int sp_act_start(void)
@@ -387,7 +404,9 @@ void sp_act_stop(void)
 void sp_act_free(void)
 {
 	kfree(sp_act.boosts);
+	vfree(sp_act.queued);
 	sp_act.boosts = NULL;
+	sp_act.queued = NULL;
 }
 
 void sp_act_get_stats(struct sp_act_stats *out)

@@ -57,6 +57,7 @@ struct sp_det_waiter {
 	unsigned long key;
 	pid_t tid;
 	enum sp_hold hold;
+	bool early;              /* a queued reader reported as holder early */
 };
 
 static struct {
@@ -65,6 +66,7 @@ static struct {
 	struct sp_det_waiter waiters[SP_DET_WAITERS];
 	atomic_t nr_waiting;       /* lets contention_end skip the scan */
 	u64 clock;
+	sp_tid_t readers[SP_MAX_READERS_PER_LOCK];  /* scratch, under lock */
 	struct sp_detect_stats st;
 	struct tracepoint *tp_begin, *tp_end, *tp_exit;
 	bool on_begin, on_end, on_exit;
@@ -126,6 +128,17 @@ static struct sp_det_waiter *sp_det_waiter_find(struct task_struct *t)
 	return NULL;
 }
 
+static bool sp_det_is_reader(unsigned long key, pid_t tid)
+{
+	int i, n = sp_lock_readers(sp_core, key, sp_det.readers,
+				   ARRAY_SIZE(sp_det.readers), NULL);
+
+	for (i = 0; i < n; i++)
+		if (sp_det.readers[i] == (sp_tid_t)tid)
+			return true;
+	return false;
+}
+
 /* The exclusive holder from the lock's owner word, or NULL. The task_struct
  * stays valid while we are in this preempt-off (RCU) section: task structs
  * are freed after a grace period, which is what mutex_spin_on_owner relies on
@@ -142,6 +155,32 @@ static struct task_struct *sp_det_holder(void *lock, enum sp_lock_kind kind)
 	if (o & SP_RWSEM_READER_OWNED)
 		return NULL;  /* only the last reader is visible: use the tracker */
 	return (struct task_struct *)(o & ~SP_RWSEM_FLAGS);
+}
+
+/*
+ * An rwsem owned by readers names the last one that got it. When a writer
+ * releases, rwsem_mark_wake() hands the lock to the queued readers and puts
+ * the first of them there before they have run: such a reader holds the
+ * lock but its down_read() has not returned, so the reader hooks have not
+ * seen it, and at nice 19 it may not run for a long time. Report it as a
+ * reader unless tracked already. It may be stale (that reader left): then
+ * it is fast-tracked needlessly until the waiter stops waiting or the
+ * budget ends, and its next up_read() on this lock clears it.
+ */
+static void sp_det_reader_hint(unsigned long key, void *lock, pid_t self)
+{
+	unsigned long o = atomic_long_read(&((struct rw_semaphore *)lock)->owner);
+	struct task_struct *r;
+	pid_t rtid;
+
+	if (!(o & SP_RWSEM_READER_OWNED))
+		return;
+	r = (struct task_struct *)(o & ~SP_RWSEM_FLAGS);
+	rtid = r ? READ_ONCE(r->pid) : 0;
+	if (!rtid || rtid == self || sp_det_is_reader(key, rtid))
+		return;
+	sp_lock_acquired(sp_core, rtid, key, SP_HOLD_SHARED);
+	sp_det.st.reader_hints++;
 }
 
 /* Make the core's idea of @key's exclusive owner match the owner word. */
@@ -179,6 +218,13 @@ static void sp_det_block(void *lock, enum sp_lock_kind kind, enum sp_hold hold)
 
 	raw_spin_lock_irqsave(&sp_det.lock, flags);
 	w = sp_det_waiter_find(t);
+	if (w && w->early) {
+		/* A queued reader that became interesting: it stays reported as
+		 * a reader; from now on its wait is tracked like any other. */
+		WRITE_ONCE(w->task, NULL);
+		atomic_dec(&sp_det.nr_waiting);
+		w = NULL;
+	}
 	if (w && w->key == key) {
 		/* Same wait seen again (mutex: spin then sleep, or a wakeup
 		 * that lost the race): only the holder may have changed. */
@@ -203,13 +249,49 @@ static void sp_det_block(void *lock, enum sp_lock_kind kind, enum sp_hold hold)
 	if (l)
 		l->nwait++;
 	sp_det_sync_owner(key, lock, kind, tid);
+	if (kind == SP_LOCK_RWLOCK && READ_ONCE(sp_readers_on))
+		sp_det_reader_hint(key, lock, tid);
 	sp_lock_blocked(sp_core, tid, key, hold);
 	w->key = key;
 	w->tid = tid;
 	w->hold = hold;
+	w->early = false;
 	WRITE_ONCE(w->task, t);
 	atomic_inc(&sp_det.nr_waiting);
 	sp_det.st.blocks++;
+out:
+	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
+}
+
+/*
+ * A reader queues on a watched rwsem. The queue is FIFO: if a critical
+ * writer waits behind it, this reader will hold the lock first, and it will
+ * be handed the lock while asleep (see sp_det_reader_hint). Report it as a
+ * reader now; its contention_end takes it back if the wait fails, and the
+ * down_read() return hook will find it tracked already.
+ */
+static void sp_det_queued_reader(void *lock)
+{
+	unsigned long key = (unsigned long)lock, flags;
+	struct task_struct *t = current;
+	struct sp_det_waiter *w;
+	pid_t tid = t->pid;
+
+	raw_spin_lock_irqsave(&sp_det.lock, flags);
+	if (!sp_det_lock_find(key) || sp_det_waiter_find(t))
+		goto out;
+	w = sp_det_waiter_find(NULL);
+	if (!w)
+		goto out;
+	if (!sp_det_is_reader(key, tid))
+		sp_lock_acquired(sp_core, tid, key, SP_HOLD_SHARED);
+	w->key = key;
+	w->tid = tid;
+	w->hold = SP_HOLD_SHARED;
+	w->early = true;
+	WRITE_ONCE(w->task, t);
+	atomic_inc(&sp_det.nr_waiting);
+	sp_det.st.reader_hints++;
 out:
 	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
 }
@@ -229,8 +311,12 @@ static void sp_probe_begin(void *data, void *lock, unsigned int flags)
 	} else {
 		return;  /* semaphores */
 	}
-	if (!sp_tid_interesting(current->pid))
+	if (!sp_tid_interesting(current->pid)) {
+		if (kind == SP_LOCK_RWLOCK && (flags & SP_LCB_F_READ) &&
+		    READ_ONCE(sp_readers_on) && sp_detect_watched((unsigned long)lock))
+			sp_det_queued_reader(lock);
 		return;
+	}
 	sp_det_block(lock, kind, (flags & SP_LCB_F_READ) ? SP_HOLD_SHARED : SP_HOLD_EXCL);
 }
 
@@ -248,6 +334,13 @@ static void sp_probe_end(void *data, void *lock, int ret)
 	w = sp_det_waiter_find(t);
 	if (!w || w->key != key)
 		goto out;
+	if (w->early) {
+		if (ret != 0)
+			sp_lock_released(sp_core, w->tid, key, SP_HOLD_SHARED);
+		WRITE_ONCE(w->task, NULL);
+		atomic_dec(&sp_det.nr_waiting);
+		goto out;
+	}
 	sp_lock_unblocked(sp_core, w->tid, key, ret == 0);
 	l = sp_det_lock_find(key);
 	if (ret == 0) {
@@ -305,7 +398,11 @@ void sp_detect_reader_event(unsigned long key, enum sp_reader_op op)
 		goto out;  /* recycled meanwhile */
 	switch (op) {
 	case SP_RD_ACQUIRE:
-		sp_lock_acquired(sp_core, tid, key, SP_HOLD_SHARED);
+		if (!sp_det_is_reader(key, tid))  /* reported early while queued? */
+			sp_lock_acquired(sp_core, tid, key, SP_HOLD_SHARED);
+		break;
+	case SP_WR_ACQUIRE:
+		sp_lock_acquired(sp_core, tid, key, SP_HOLD_EXCL);
 		break;
 	case SP_RD_RELEASE:
 		sp_lock_released(sp_core, tid, key, SP_HOLD_SHARED);

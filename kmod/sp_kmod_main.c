@@ -49,9 +49,9 @@ static bool sp_param_selftest = true;
 module_param_named(selftest, sp_param_selftest, bool, 0444);
 MODULE_PARM_DESC(selftest, "run the core self-test at load (fail the load if it fails)");
 
-bool sp_param_log_boosts;
-module_param_named(log_boosts, sp_param_log_boosts, bool, 0444);
-MODULE_PARM_DESC(log_boosts, "log the first 256 fast tracks (tid and comm)");
+unsigned int sp_param_log_boosts;
+module_param_named(log_boosts, sp_param_log_boosts, uint, 0444);
+MODULE_PARM_DESC(log_boosts, "log the first N fast tracks applied (tid and comm)");
 
 static int sp_make_core(void)
 {

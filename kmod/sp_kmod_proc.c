@@ -198,6 +198,7 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "detect_lock_evictions %llu\n", d.lock_evictions);
 	seq_printf(m, "detect_waiter_full %llu\n", d.waiter_full);
 	seq_printf(m, "detect_reader_events %llu\n", d.reader_events);
+	seq_printf(m, "detect_reader_hints %llu\n", d.reader_hints);
 	seq_printf(m, "detect_exits %llu\n", d.exits);
 	seq_printf(m, "reader_hook_misses %llu\n", sp_param_readers ? sp_readers_missed() : 0);
 	seq_printf(m, "act_boosts %llu\n", a.boosts);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Reader hooks: feed the core's bounded reader tracker for watched rwsems.
+ * Reader hooks: feed the core's bounded reader tracker for watched rwsems
+ * (and tell it about writers of those rwsems, see sp_wr_ret_void).
  *
  * A rwsem records only its last reader, so the readers that hold one while a
  * critical writer waits are found by watching down_read*() and up_read().
@@ -57,6 +58,32 @@ static int sp_rd_ret_one_ok(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * Writers of watched rwsems too: a waiting critical writer sees no new
+ * contention event when another writer takes the lock before it (rwsem
+ * lets a running writer in ahead of a sleeping one), so without this the
+ * core would keep a stale owner and never fast-track the new one.
+ */
+static int sp_wr_ret_void(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	sp_detect_reader_event(((struct sp_rd_data *)ri->data)->key, SP_WR_ACQUIRE);
+	return 0;
+}
+
+static int sp_wr_ret_zero_ok(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (regs_return_value(regs) == 0)
+		sp_detect_reader_event(((struct sp_rd_data *)ri->data)->key, SP_WR_ACQUIRE);
+	return 0;
+}
+
+static int sp_wr_ret_one_ok(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (regs_return_value(regs) == 1)
+		sp_detect_reader_event(((struct sp_rd_data *)ri->data)->key, SP_WR_ACQUIRE);
+	return 0;
+}
+
 static int sp_hook_at_entry(struct pt_regs *regs, enum sp_reader_op op)
 {
 	unsigned long key = regs->di;
@@ -94,6 +121,9 @@ static struct kretprobe sp_krps[] = {
 	SP_KRP("down_read_killable", sp_rd_ret_zero_ok),
 	SP_KRP("down_read_interruptible", sp_rd_ret_zero_ok),
 	SP_KRP("down_read_trylock", sp_rd_ret_one_ok),
+	SP_KRP("down_write", sp_wr_ret_void),
+	SP_KRP("down_write_killable", sp_wr_ret_zero_ok),
+	SP_KRP("down_write_trylock", sp_wr_ret_one_ok),
 };
 
 static struct kprobe sp_kps[] = {
