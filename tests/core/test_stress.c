@@ -60,6 +60,7 @@ static struct sp_test_host host;
 static struct shared_lock locks[NSHARED];
 static struct worker workers[NTHREADS];
 static int stop_ticker;
+static pthread_barrier_t phase_bar;
 static uint64_t ticks, reclaims, queries;
 
 /* cmocka's asserts may only fail in the test's own thread; workers print
@@ -229,6 +230,14 @@ static void *worker_main(void *arg)
 	for (it = 0; it < w->iters; it++) {
 		unsigned r = (unsigned)(rnd(w) % 1000);
 
+		if (it == w->iters - w->iters / 4) {
+			/* Holding nothing: let the test stop the ticker, so that
+			 * the last quarter runs without ticks (which would end
+			 * grants the event paths forgot). */
+			pthread_barrier_wait(&phase_bar);
+			pthread_barrier_wait(&phase_bar);
+		}
+
 		if (r < 10) {
 			/* The thread goes away and comes back (holding nothing,
 			 * waiting for nothing). */
@@ -357,6 +366,8 @@ static void test_stress(void **state)
 	(void)state;
 	if (env && atoi(env) > 0)
 		iters = (unsigned)atoi(env);
+	if (iters < 4)
+		iters = 4;   /* the ticker stops at three quarters */
 
 	sp_config_default(&cfg);
 	cfg.max_tasks = 64;           /* 16 live; room for retired slots */
@@ -393,9 +404,19 @@ static void test_stress(void **state)
 		for (j = 0; j < NPRIVATE; j++)
 			pthread_mutex_init(&w->priv[j], NULL);
 	}
+	assert_int_equal(pthread_barrier_init(&phase_bar, NULL, NTHREADS + 1), 0);
 	assert_int_equal(pthread_create(&ticker, NULL, ticker_main, NULL), 0);
 	for (i = 0; i < NTHREADS; i++)
 		assert_int_equal(pthread_create(&th[i], NULL, worker_main, &workers[i]), 0);
+	/* Three quarters in, every worker idle: stop the ticker. */
+	pthread_barrier_wait(&phase_bar);
+	__atomic_store_n(&stop_ticker, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(ticker, NULL), 0);
+	sp_core_stats(core, &st);
+	assert_int_equal(st.grants_now, 0);
+	assert_int_equal(st.boosted_now, 0);
+	assert_int_equal(sp_test_boosted_count(&host), 0);
+	pthread_barrier_wait(&phase_bar);
 	for (i = 0; i < NTHREADS; i++) {
 		assert_int_equal(pthread_join(th[i], NULL), 0);
 		acquires += workers[i].acquires;
@@ -407,11 +428,11 @@ static void test_stress(void **state)
 		exits += workers[i].exits;
 		destroys += workers[i].destroys;
 	}
-	__atomic_store_n(&stop_ticker, 1, __ATOMIC_RELEASE);
-	assert_int_equal(pthread_join(ticker, NULL), 0);
+	pthread_barrier_destroy(&phase_bar);
 
-	/* Everyone released everything and stopped waiting. No tick since:
-	 * whatever ended the grants was the release/unblock/exit paths. */
+	/* Everyone released everything and stopped waiting. No tick in the
+	 * last quarter: whatever ended its grants was the release, unblock
+	 * and exit paths. */
 	sp_core_stats(core, &st);
 	print_message("stress: %u threads x %u iterations: %llu acquires, %llu blocks "
 		      "(%llu gave up), %llu exits, %llu destroys; ticker: %llu ticks, "
