@@ -527,10 +527,13 @@ static void test_stress(void **state)
 		assert_int_equal(res.nr, 0);
 	}
 
-	/* The run did reach the paths it is meant to stress. */
-	assert_true(acquires > 0 && blocks > 0);
-	assert_true(st.lock_overflows > 0);
-	assert_true(exits > 0 && destroys > 0);
+	/* The run did reach the paths it is meant to stress (not for a tiny
+	 * SP_STRESS_ITERS). */
+	if (iters >= 1000) {
+		assert_true(acquires > 0 && blocks > 0);
+		assert_true(st.lock_overflows > 0);
+		assert_true(exits > 0 && destroys > 0);
+	}
 
 	/* A tick now finds nothing to end. */
 	assert_int_equal(sp_core_tick(core), 0);
