@@ -155,6 +155,7 @@ __attribute__((destructor)) static void sp_pl_fini(void)
 
 SP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
+	sp_pl_ready();
 	if (sp_pl_internal(m))
 		return sp_real.mutex_lock(m);
 	return sp_instr_mutex_lock(m, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
@@ -162,6 +163,7 @@ SP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 
 SP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
+	sp_pl_ready();
 	if (sp_pl_internal(m))
 		return sp_real.mutex_trylock(m);
 	return sp_instr_mutex_trylock(m);
@@ -169,19 +171,20 @@ SP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 
 SP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
-	sp_real_resolve();
+	sp_pl_ready();
 	return sp_instr_mutex_lock(m, SP_WAIT_TIMED, CLOCK_REALTIME, abstime);
 }
 
 SP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 				      const struct timespec *abstime)
 {
-	sp_real_resolve();
+	sp_pl_ready();
 	return sp_instr_mutex_lock(m, SP_WAIT_CLOCK, clk, abstime);
 }
 
 SP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
+	sp_pl_ready();
 	if (sp_pl_internal(m))
 		return sp_real.mutex_unlock(m);
 	return sp_instr_mutex_unlock(m);
@@ -189,6 +192,7 @@ SP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 
 SP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 {
+	sp_pl_ready();
 	int rc = sp_real_x.mutex_destroy(m);
 
 	if (rc == 0)
@@ -200,57 +204,63 @@ SP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 
 SP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
 {
+	sp_pl_ready();
 	return sp_instr_rwlock_rdlock(rw, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
 }
 
 SP_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
 {
+	sp_pl_ready();
 	return sp_instr_rwlock_tryrdlock(rw);
 }
 
 SP_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struct timespec *abstime)
 {
-	sp_real_resolve();
+	sp_pl_ready();
 	return sp_instr_rwlock_rdlock(rw, SP_WAIT_TIMED, CLOCK_REALTIME, abstime);
 }
 
 SP_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk,
 					 const struct timespec *abstime)
 {
-	sp_real_resolve();
+	sp_pl_ready();
 	return sp_instr_rwlock_rdlock(rw, SP_WAIT_CLOCK, clk, abstime);
 }
 
 SP_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
 {
+	sp_pl_ready();
 	return sp_instr_rwlock_wrlock(rw, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
 }
 
 SP_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 {
+	sp_pl_ready();
 	return sp_instr_rwlock_trywrlock(rw);
 }
 
 SP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *abstime)
 {
-	sp_real_resolve();
+	sp_pl_ready();
 	return sp_instr_rwlock_wrlock(rw, SP_WAIT_TIMED, CLOCK_REALTIME, abstime);
 }
 
 SP_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t clk,
 					 const struct timespec *abstime)
 {
-	sp_real_resolve();
+	sp_pl_ready();
 	return sp_instr_rwlock_wrlock(rw, SP_WAIT_CLOCK, clk, abstime);
 }
 
 SP_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
+	sp_pl_ready();
 	return sp_instr_rwlock_unlock(rw);
 }
 
 SP_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 {
+	sp_pl_ready();
 	int rc = sp_real_x.rwlock_destroy(rw);
 
 	if (rc == 0)
@@ -264,7 +274,6 @@ static int sp_pl_cond_enter(pthread_mutex_t *m, sp_tid_t *self)
 {
 	struct sp_core *core;
 
-	sp_real_resolve();
 	if (sp_rt_guarded() || !(core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE)))
 		return 0;
 	*self = sp_rt_thread(core);
@@ -282,6 +291,7 @@ static void sp_pl_cond_leave(pthread_mutex_t *m, sp_tid_t self, int tracked)
 
 SP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
+	sp_pl_ready();
 	sp_tid_t self = 0;
 	int t = sp_pl_cond_enter(m, &self);
 	int rc = sp_real_x.cond_wait(c, m);
@@ -293,6 +303,7 @@ SP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 SP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
+	sp_pl_ready();
 	sp_tid_t self = 0;
 	int t = sp_pl_cond_enter(m, &self);
 	int rc = sp_real_x.cond_timedwait(c, m, abstime);
@@ -304,6 +315,7 @@ SP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 SP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 				     const struct timespec *abstime)
 {
+	sp_pl_ready();
 	sp_tid_t self = 0;
 	int t = sp_pl_cond_enter(m, &self);
 	int rc = sp_real_x.cond_clockwait(c, m, clk, abstime);

@@ -5,6 +5,8 @@
 
 #include <pthread.h>
 
+void sp_real_resolve(void);
+
 struct sp_real_extra {
 	int (*mutex_destroy)(pthread_mutex_t *);
 	int (*rwlock_destroy)(pthread_rwlock_t *);
@@ -14,5 +16,14 @@ struct sp_real_extra {
 			      const struct timespec *);
 };
 extern struct sp_real_extra sp_real_x;
+extern int sp_real_ready;
+
+/* Every wrapper starts here: the real functions may not be known yet when
+ * another library's constructor takes a lock before ours ran. */
+static inline void sp_pl_ready(void)
+{
+	if (__builtin_expect(!__atomic_load_n(&sp_real_ready, __ATOMIC_ACQUIRE), 0))
+		sp_real_resolve();
+}
 
 #endif /* SP_PRELOAD_H */

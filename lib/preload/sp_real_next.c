@@ -2,12 +2,13 @@
 /*
  * The interposer's view of the real pthread lock functions.
  *
- * The untimed ones come from glibc's exported __pthread_* aliases, which
- * need no dlsym at all: they work even for lock calls made by other
- * libraries' constructors before ours ran. The timed/clock variants have no
- * alias and are found with dlsym(RTLD_NEXT), once, from our constructor or
- * from the first call that needs them (dlsym takes only glibc-internal
- * locks, which never come back through our wrappers).
+ * All of them are found with dlsym(RTLD_NEXT): the next definition after
+ * the interposer, which is glibc's, or a sanitizer's interceptor when the
+ * sanitizer runtime is preloaded after us. (glibc's __pthread_mutex_lock
+ * aliases would avoid dlsym, but ASan and TSan intercept those names with
+ * no real function behind them.) The constructor resolves them; a lock call
+ * that comes earlier (another library's constructor) resolves them first.
+ * dlsym takes only glibc-internal locks, which never reach our wrappers.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -18,32 +19,9 @@
 #include "sp_rt.h"
 #include "sp_preload.h"
 
-extern int __pthread_mutex_lock(pthread_mutex_t *);
-extern int __pthread_mutex_trylock(pthread_mutex_t *);
-extern int __pthread_mutex_unlock(pthread_mutex_t *);
-extern int __pthread_mutex_destroy(pthread_mutex_t *);
-extern int __pthread_rwlock_rdlock(pthread_rwlock_t *);
-extern int __pthread_rwlock_tryrdlock(pthread_rwlock_t *);
-extern int __pthread_rwlock_wrlock(pthread_rwlock_t *);
-extern int __pthread_rwlock_trywrlock(pthread_rwlock_t *);
-extern int __pthread_rwlock_unlock(pthread_rwlock_t *);
-extern int __pthread_rwlock_destroy(pthread_rwlock_t *);
-
-struct sp_real_ops sp_real = {
-	.mutex_lock = __pthread_mutex_lock,
-	.mutex_trylock = __pthread_mutex_trylock,
-	.mutex_unlock = __pthread_mutex_unlock,
-	.rwlock_rdlock = __pthread_rwlock_rdlock,
-	.rwlock_tryrdlock = __pthread_rwlock_tryrdlock,
-	.rwlock_wrlock = __pthread_rwlock_wrlock,
-	.rwlock_trywrlock = __pthread_rwlock_trywrlock,
-	.rwlock_unlock = __pthread_rwlock_unlock,
-};
-
-struct sp_real_extra sp_real_x = {
-	.mutex_destroy = __pthread_mutex_destroy,
-	.rwlock_destroy = __pthread_rwlock_destroy,
-};
+struct sp_real_ops sp_real;
+struct sp_real_extra sp_real_x;
+int sp_real_ready;
 
 static void *sp_next(const char *name)
 {
@@ -59,31 +37,34 @@ static void *sp_next(const char *name)
 	return p;
 }
 
+#define SP_RESOLVE(field, name) \
+	__atomic_store_n(&field, (__typeof__(field))sp_next(name), __ATOMIC_RELAXED)
+
 void sp_real_resolve(void)
 {
-	static int done;
-
-	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&sp_real_ready, __ATOMIC_ACQUIRE))
 		return;
 	/* Racing resolvers store the same values: harmless. */
 	sp_rt_enter();
-	__atomic_store_n(&sp_real.mutex_timedlock, sp_next("pthread_mutex_timedlock"),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&sp_real.mutex_clocklock, sp_next("pthread_mutex_clocklock"),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&sp_real.rwlock_timedrdlock, sp_next("pthread_rwlock_timedrdlock"),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&sp_real.rwlock_clockrdlock, sp_next("pthread_rwlock_clockrdlock"),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&sp_real.rwlock_timedwrlock, sp_next("pthread_rwlock_timedwrlock"),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&sp_real.rwlock_clockwrlock, sp_next("pthread_rwlock_clockwrlock"),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&sp_real_x.cond_wait, sp_next("pthread_cond_wait"), __ATOMIC_RELAXED);
-	__atomic_store_n(&sp_real_x.cond_timedwait, sp_next("pthread_cond_timedwait"),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&sp_real_x.cond_clockwait, sp_next("pthread_cond_clockwait"),
-			 __ATOMIC_RELAXED);
+	SP_RESOLVE(sp_real.mutex_lock, "pthread_mutex_lock");
+	SP_RESOLVE(sp_real.mutex_trylock, "pthread_mutex_trylock");
+	SP_RESOLVE(sp_real.mutex_timedlock, "pthread_mutex_timedlock");
+	SP_RESOLVE(sp_real.mutex_clocklock, "pthread_mutex_clocklock");
+	SP_RESOLVE(sp_real.mutex_unlock, "pthread_mutex_unlock");
+	SP_RESOLVE(sp_real.rwlock_rdlock, "pthread_rwlock_rdlock");
+	SP_RESOLVE(sp_real.rwlock_tryrdlock, "pthread_rwlock_tryrdlock");
+	SP_RESOLVE(sp_real.rwlock_timedrdlock, "pthread_rwlock_timedrdlock");
+	SP_RESOLVE(sp_real.rwlock_clockrdlock, "pthread_rwlock_clockrdlock");
+	SP_RESOLVE(sp_real.rwlock_wrlock, "pthread_rwlock_wrlock");
+	SP_RESOLVE(sp_real.rwlock_trywrlock, "pthread_rwlock_trywrlock");
+	SP_RESOLVE(sp_real.rwlock_timedwrlock, "pthread_rwlock_timedwrlock");
+	SP_RESOLVE(sp_real.rwlock_clockwrlock, "pthread_rwlock_clockwrlock");
+	SP_RESOLVE(sp_real.rwlock_unlock, "pthread_rwlock_unlock");
+	SP_RESOLVE(sp_real_x.mutex_destroy, "pthread_mutex_destroy");
+	SP_RESOLVE(sp_real_x.rwlock_destroy, "pthread_rwlock_destroy");
+	SP_RESOLVE(sp_real_x.cond_wait, "pthread_cond_wait");
+	SP_RESOLVE(sp_real_x.cond_timedwait, "pthread_cond_timedwait");
+	SP_RESOLVE(sp_real_x.cond_clockwait, "pthread_cond_clockwait");
 	sp_rt_leave();
-	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&sp_real_ready, 1, __ATOMIC_RELEASE);
 }

@@ -329,7 +329,10 @@ void sp_act_atfork_child(sp_tid_t parent_tid, sp_tid_t child_tid)
 {
 	struct sp_act_slot *s = parent_tid ? sp_act_find(parent_tid, 0) : NULL;
 	struct sp_sched_attr saved;
-	int had = s && s->changed;
+	/* Not s->changed: the fork may have raced with the granting thread,
+	 * which sets it after sched_setattr returns. The saved attributes are
+	 * filled in before the boost, and are the right ones either way. */
+	int had = s != NULL;
 
 	if (had)
 		saved = s->saved;

@@ -37,9 +37,11 @@ void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold)
 }
 
 /* @glibc_owner: the exclusive owner glibc records in the lock word (0 if
- * none). A lock taken before the runtime existed, or by a path that was not
- * instrumented, is unknown to the core: tell it who holds the lock so the
- * policy can act, as long as the core does not know any owner yet. */
+ * none). A lock the core has never seen (taken before the runtime existed,
+ * or on a path that is not instrumented) has no owner in the graph: tell
+ * the core who holds it so the policy can act. A lock the core knows is
+ * left alone: its owner is reported by the owner itself, and a release is
+ * reported before glibc's unlock, so glibc's owner field may lag. */
 void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 		      sp_tid_t glibc_owner)
 {
@@ -53,9 +55,7 @@ void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 	if (glibc_owner && glibc_owner != self) {
 		sp_tid_t known = 0;
 
-		int r = sp_lock_owner(core, key, &known);
-
-		if (r == -ENOENT || (r >= 0 && known == 0))
+		if (sp_lock_owner(core, key, &known) == -ENOENT)
 			sp_lock_acquired(core, glibc_owner, key, SP_HOLD_EXCL);
 	}
 	sp_lock_blocked(core, self, key, hold);

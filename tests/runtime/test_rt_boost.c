@@ -82,7 +82,7 @@ static void *holder_main(void *arg)
 			struct sp_sched_attr c;
 
 			sp_sched_getattr(0, &c);
-			_exit(c.sched_policy == SCHED_OTHER && c.sched_nice == 19 ? 0 : 1);
+			_exit(c.sched_policy != SCHED_OTHER ? 1 : c.sched_nice != 19 ? 40 + c.sched_nice : 0);
 		}
 		waitpid(pid, &h->child_status, 0);
 	}

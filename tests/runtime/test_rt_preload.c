@@ -103,7 +103,7 @@ static void test_unmodified_program_boosted_and_restored(void **state)
 	assert_non_null(strstr(out, "failures=0"));
 	json = slurp(stats);
 	assert_non_null(json);
-	printf("%s", json);
+	printf("%s", json ? json : "");
 	assert_non_null(strstr(json, "\"mode\": \"fifo\""));
 	assert_true(json_num(json, "act_fast_tracks") >= 3);
 	assert_int_equal(json_num(json, "act_fast_tracks"), json_num(json, "act_restores"));
@@ -112,7 +112,7 @@ static void test_unmodified_program_boosted_and_restored(void **state)
 	assert_true(json_num(json, "blockings") >= 2);
 	lg = slurp(log);
 	assert_non_null(lg);
-	printf("%s", lg);
+	printf("%s", lg ? lg : "");
 	assert_non_null(strstr(lg, "fast_track"));
 	assert_non_null(strstr(lg, "restore"));
 	unlink(stats);

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * `superpass bench`: a real-kernel experiment. A latency-critical thread
+ * runs a 120 Hz frame loop and takes locks that low-priority threads hold,
+ * while CPU hogs keep every CPU busy. Each policy runs the same workload in
+ * the same invocation; the figures are compared as ratios to `none`.
+ */
+#ifndef SP_BENCH_H
+#define SP_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <superpass/hist.h>
+
+enum bench_scenario { SC_MUTEX, SC_RWLOCK, SC_CHAIN, SC_NR };
+enum bench_policy { PO_NONE, PO_PI, PO_RTUI, PO_SUPERPASS, PO_PRELOAD, PO_NR };
+
+#define BENCH_MAX_K 8
+#define BENCH_MAX_THREADS 64
+#define BENCH_FRAME_NS 8333333ull /* 120 Hz */
+
+struct bench_opts {
+	double duration_s;       /* per policy run */
+	unsigned scenarios;      /* bit mask of enum bench_scenario */
+	unsigned policies;       /* bit mask of enum bench_policy */
+	int hogs, holders, readers;
+	int ui_nice, bg_nice, hog_nice;
+	uint32_t cs_us;          /* background critical section (CPU time) */
+	uint32_t ui_cs_us;       /* critical thread's critical section */
+	uint32_t ui_work_us;     /* critical thread's work per frame, outside locks */
+	uint32_t locks_per_frame;
+	uint32_t gap_us;         /* background pause between critical sections */
+	uint64_t seed;
+	uint32_t k[BENCH_MAX_K]; /* reader-tracker bounds for the rwlock scenario */
+	int nr_k;
+	int prio;                /* SCHED_FIFO priority of fast track and rt-ui */
+	uint32_t budget_ms;
+	const char *json_path;
+	bool quiet;
+	/* internal: the re-executed child of superpass-preload */
+	int child_scenario;      /* -1 unless a child */
+	const char *child_result;
+};
+
+/* What one run measured. */
+struct bench_result {
+	enum bench_scenario scenario;
+	enum bench_policy policy;
+	uint32_t k;              /* rwlock tracker bound (0: n/a) */
+	bool skipped;
+	char note[96];
+	struct sp_hist hist;     /* blocking durations of the critical thread, ns */
+	uint64_t p50, p99, p999, max; /* from hist (or from the preload child) */
+	uint64_t blockings;
+	uint64_t frames, janky;
+	uint64_t hog_iters;
+	double seconds;          /* wall time of the run */
+	double cpu_s;            /* process CPU time during the run */
+	uint64_t blocked_ns, holder_wait_ns;
+	uint64_t grants, expiries, fast_tracks;
+};
+
+extern const char *const bench_scenario_name[SC_NR];
+extern const char *const bench_policy_name[PO_NR];
+
+/* bench_opts.c: 0 ok, 1 help printed, -1 error printed (exit 2). */
+int bench_parse(int argc, char **argv, struct bench_opts *o);
+void bench_usage(FILE *f);
+
+/* bench_run.c: one scenario under one policy, in this process. */
+int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_policy po,
+	      uint32_t k, struct bench_result *r);
+
+/* Fills p50..max from hist. */
+void bench_result_finish(struct bench_result *r);
+
+/* bench_preload.c: the same run re-executed under LD_PRELOAD. */
+const char *bench_preload_path(void);
+int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
+		      enum bench_scenario sc, uint32_t k, struct bench_result *r);
+int bench_child_main(const struct bench_opts *o);
+
+/* bench_report.c */
+void bench_print_header(FILE *f, const struct bench_opts *o, enum bench_scenario sc);
+void bench_print_row(FILE *f, const struct bench_result *r, const struct bench_result *none);
+void bench_print_summary(FILE *f, const struct bench_result *rs, int n, enum bench_scenario sc);
+int bench_write_json(const char *path, const struct bench_opts *o, const struct bench_result *rs,
+		     int n);
+
+/* bench_proc.c: clocks, CPU-time spinning, niceness, schedstat. */
+uint64_t bench_now_ns(void);
+uint64_t bench_thread_cpu_ns(void);
+double bench_process_cpu_s(void);
+void bench_spin_cpu_us(uint32_t us);
+int bench_set_nice(int nice);
+int bench_gettid(void);
+int bench_schedstat_open(int tid);
+uint64_t bench_schedstat_wait_ns(int fd);
+void bench_sleep_ns(uint64_t ns);
+void bench_sleep_until_ns(uint64_t abs_ns);
+
+/* bench_micro.c: `superpass bench micro` */
+int bench_micro_main(int argc, char **argv);
+
+#endif /* SP_BENCH_H */

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* `superpass bench`: every selected scenario under every selected policy. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+int bench_main(int argc, char **argv, int full_argc, char **full_argv);
+
+static int nr_runs(const struct bench_opts *o, enum bench_scenario sc)
+{
+	int n = 0;
+
+	for (int p = 0; p < PO_NR; p++) {
+		if (!(o->policies & (1u << p)))
+			continue;
+		if (sc == SC_RWLOCK && p == PO_SUPERPASS)
+			n += o->nr_k;
+		else
+			n++;
+	}
+	return n;
+}
+
+int bench_main(int argc, char **argv, int full_argc, char **full_argv)
+{
+	struct bench_opts o;
+	struct bench_result *rs;
+	int total = 0, n = 0, done = 0, rc;
+
+	rc = bench_parse(argc, argv, &o);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (o.child_scenario >= 0)
+		return bench_child_main(&o);
+	for (int s = 0; s < SC_NR; s++)
+		if (o.scenarios & (1u << s))
+			total += nr_runs(&o, (enum bench_scenario)s);
+	rs = calloc((size_t)total, sizeof(*rs));
+	if (!rs)
+		return 1;
+	if (!o.quiet)
+		fprintf(stderr, "superpass bench: %d runs of %.1f s on %ld CPUs (about %.0f s)\n",
+			total, o.duration_s, sysconf(_SC_NPROCESSORS_ONLN),
+			total * (o.duration_s + 0.2));
+	for (int s = 0; s < SC_NR; s++) {
+		enum bench_scenario sc = (enum bench_scenario)s;
+		int first = n;
+
+		if (!(o.scenarios & (1u << s)))
+			continue;
+		for (int p = 0; p < PO_NR; p++) {
+			enum bench_policy po = (enum bench_policy)p;
+			int nk = sc == SC_RWLOCK && po == PO_SUPERPASS ? o.nr_k : 1;
+
+			if (!(o.policies & (1u << p)))
+				continue;
+			for (int ki = 0; ki < nk; ki++) {
+				/* the interposer runs with its default K (4) */
+				uint32_t k = sc != SC_RWLOCK ? 0 : po == PO_SUPERPASS ? o.k[ki] : 4;
+				struct bench_result *r = &rs[n++];
+
+				if (!o.quiet)
+					fprintf(stderr, "\r[%2d/%d] %-7s %-22s", ++done, total,
+						bench_scenario_name[sc], bench_policy_name[po]);
+				if (sc == SC_RWLOCK && po == PO_PI) {
+					memset(r, 0, sizeof(*r));
+					r->scenario = sc;
+					r->policy = po;
+					r->skipped = true;
+					snprintf(r->note, sizeof(r->note),
+						 "glibc rwlocks have no priority inheritance");
+					continue;
+				}
+				if (po == PO_PRELOAD)
+					bench_run_preload(&o, full_argc, full_argv, sc, k, r);
+				else
+					bench_run(&o, sc, po, k, r);
+				if (po != PO_PRELOAD)
+					bench_result_finish(r);
+				if (sc == SC_RWLOCK && po != PO_SUPERPASS && po != PO_PRELOAD)
+					r->k = 0;
+			}
+		}
+		if (!o.quiet)
+			fprintf(stderr, "\r%60s\r", "");
+		bench_print_header(stdout, &o, sc);
+		for (int i = first; i < n; i++) {
+			const struct bench_result *none = NULL;
+
+			for (int j = first; j < n; j++)
+				if (rs[j].policy == PO_NONE)
+					none = &rs[j];
+			bench_print_row(stdout, &rs[i], none);
+		}
+		bench_print_summary(stdout, rs + first, n - first, sc);
+		fflush(stdout);
+	}
+	printf("\nblocking: critical thread's wait from lock request to acquisition; janky: frame "
+	       "work ending after its 8.33 ms deadline;\nhog_lost: background work lost vs none; "
+	       "h_wait: share of blocking time the holders spent runnable but waiting for a CPU\n"
+	       "(/proc/self/task/TID/schedstat); grants/expired: fast tracks granted / ended by the "
+	       "budget.\n");
+	if (o.json_path && bench_write_json(o.json_path, &o, rs, n) != 0) {
+		fprintf(stderr, "superpass bench: cannot write %s\n", o.json_path);
+		free(rs);
+		return 1;
+	}
+	free(rs);
+	return 0;
+}

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* The `superpass` command. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/bench.h"
+
+int bench_main(int argc, char **argv, int full_argc, char **full_argv);
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: superpass bench [options]   compare scheduling policies on this machine\n"
+		   "       superpass bench micro         lock/unlock overhead vs glibc\n"
+		   "       superpass bench --help\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "bench")) {
+		if (argc > 2 && !strcmp(argv[2], "micro"))
+			return bench_micro_main(argc, argv);
+		return bench_main(argc - 1, argv + 1, argc, argv);
+	}
+	fprintf(stderr, "superpass: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
