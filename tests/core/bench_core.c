@@ -201,7 +201,7 @@ static void bench(const char *name, enum bench_kind kind, unsigned nthreads, boo
 	for (i = 0; i < RUNS; i++)
 		r[i] = run_once(kind, nthreads, same_lock, iters);
 	qsort(r, RUNS, sizeof(r[0]), cmp_double);
-	printf("| %-34s | %7u | %12.1f | %6.1f .. %-6.1f |\n", name, nthreads, r[RUNS / 2], r[0],
+	printf("| %-36s | %7u | %12.1f | %6.1f .. %-6.1f |\n", name, nthreads, r[RUNS / 2], r[0],
 	       r[RUNS - 1]);
 }
 
@@ -218,9 +218,9 @@ int main(int argc, char **argv)
 	       "%llu (block); ns per operation (a pair of events), median of %d runs\n\n",
 	       sysconf(_SC_NPROCESSORS_ONLN), (unsigned long long)fast,
 	       (unsigned long long)slow, RUNS);
-	printf("| %-34s | %7s | %12s | %-16s |\n", "operation", "threads", "ns/op median",
+	printf("| %-36s | %7s | %12s | %-16s |\n", "operation", "threads", "ns/op median",
 	       "min .. max");
-	printf("|%.36s|%.9s|%.14s|%.18s|\n", "------------------------------------",
+	printf("|%.38s|%.9s|%.14s|%.18s|\n", "--------------------------------------",
 	       "---------", "--------------", "------------------");
 	bench("acquire+release (excl)", B_ACQ_REL, 1, false, fast);
 	bench("acquire+release (excl), own locks", B_ACQ_REL, 2, false, fast);
