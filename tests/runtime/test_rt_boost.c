@@ -226,7 +226,7 @@ static void *reader_main(void *arg)
 	sp_test_set_nice(19);
 	assert_int_equal(sp_rwlock_rdlock(&r->rw), 0);
 	i = __atomic_fetch_add(&r->nr_locked, 1, __ATOMIC_ACQ_REL);
-	r->tid[i] = sp_test_gettid();
+	__atomic_store_n(&r->tid[i], sp_test_gettid(), __ATOMIC_RELEASE);
 	SP_WAIT_FOR(__atomic_load_n(&r->go, __ATOMIC_ACQUIRE));
 	sp_rwlock_unlock(&r->rw);
 	return NULL;
@@ -237,7 +237,7 @@ static int count_boosted(struct readers *r)
 	int n = 0;
 
 	for (int i = 0; i < NR_READERS; i++)
-		n += sp_tid_fast_tracked((sp_tid_t)r->tid[i]) == 1;
+		n += sp_tid_fast_tracked((sp_tid_t)__atomic_load_n(&r->tid[i], __ATOMIC_ACQUIRE)) == 1;
 	return n;
 }
 

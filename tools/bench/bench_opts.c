@@ -36,7 +36,7 @@ void bench_usage(FILE *f)
 		"      --ui-cs-us N        critical thread's critical section, us (default 50)\n"
 		"      --ui-work-us N      critical thread's work per frame, us (default 1000)\n"
 		"      --locks-per-frame N acquisitions per frame (default 4)\n"
-		"      --gap-us N          holders' pause between sections, us (default 1000)\n"
+		"      --gap-us N          holders' period between sections, us (default 4000)\n"
 		"      --prio N            SCHED_FIFO priority for fast track and rt-ui (default 1)\n"
 		"      --budget-ms N       fast-track budget per grant (default 20)\n"
 		"      --seed N            random seed (default 1)\n"
@@ -130,7 +130,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o)
 	o->ui_cs_us = 50;
 	o->ui_work_us = 1000;
 	o->locks_per_frame = 4;
-	o->gap_us = 1000;
+	o->gap_us = 4000;
 	o->seed = 1;
 	o->prio = 1;
 	o->budget_ms = 20;

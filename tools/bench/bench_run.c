@@ -8,7 +8,8 @@
  *     runs from the request to the acquisition. A frame is janky when its
  *     work ends after its 8.33 ms deadline.
  *   background "sp-bg-N" (nice bg_nice): take the lock, cs_us of CPU work,
- *     release, pause gap_us (randomised +-50%). mutex: `holders` threads on
+ *     release; one section per gap_us (randomised +-50%) on an absolute
+ *     schedule, so a starved thread catches up later. mutex: `holders` threads on
  *     one mutex; rwlock: `readers` threads read-locking a writer-preferring
  *     rwlock the critical thread write-locks; chain: sp-bg-0 holds A and then
  *     takes B, the others take B, the critical thread takes A.
@@ -175,6 +176,7 @@ static void *bg_main(void *arg)
 	struct run *run = g->run;
 	const struct bench_opts *o = run->o;
 	char name[16];
+	uint64_t next;
 
 	snprintf(name, sizeof(name), "sp-bg-%d", g->idx);
 	pthread_setname_np(pthread_self(), name);
@@ -182,8 +184,12 @@ static void *bg_main(void *arg)
 	g->tid = bench_gettid();
 	g->schedstat_fd = bench_schedstat_open(g->tid);
 	wait_go(run);
+	next = bench_now_ns();
 	while (!stopping(run)) {
-		uint64_t gap = o->gap_us / 2 + xorshift(&g->rng) % (o->gap_us + 1);
+		/* Work arrives on a schedule (one section per gap_us, jittered), as
+		 * background work does: a starved thread falls behind and then
+		 * runs its sections back to back, holding the lock more often. */
+		uint64_t gap = o->gap_us / 2 + xorshift(&g->rng) % (o->gap_us + 1), now;
 
 		if (run->sc == SC_CHAIN && g->idx == 0) {
 			blk_excl(&run->a);
@@ -206,7 +212,11 @@ static void *bg_main(void *arg)
 			__atomic_store_n(&g->holding, 0, __ATOMIC_RELEASE);
 			blk_unlock(l);
 		}
-		bench_sleep_ns(gap * 1000u);
+		next += gap * 1000u;
+		now = bench_now_ns();
+		if (next + 20ull * o->gap_us * 1000u < now) /* bounded backlog */
+			next = now;
+		bench_sleep_until_ns(next);
 	}
 	return NULL;
 }
