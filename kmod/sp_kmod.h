@@ -80,7 +80,7 @@ struct sp_detect_stats {
 	u64 lock_evictions;  /* tracked-lock slots recycled */
 	u64 waiter_full;     /* waiter table full: blocking not reported */
 	u64 reader_events;   /* reader hook events on watched locks */
-	u64 reader_hints;    /* readers taken from the owner word or a queued wait */
+	u64 reader_hints;    /* queued readers reported as holders before they ran */
 	u64 exits;
 };
 int sp_detect_init(void);

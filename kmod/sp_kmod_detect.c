@@ -57,7 +57,8 @@ struct sp_det_waiter {
 	unsigned long key;
 	pid_t tid;
 	enum sp_hold hold;
-	bool early;              /* a queued reader reported as holder early */
+	bool early;              /* a queued reader, not a reported wait */
+	bool reported;           /* early: told the core it holds the lock */
 };
 
 static struct {
@@ -157,30 +158,42 @@ static struct task_struct *sp_det_holder(void *lock, enum sp_lock_kind kind)
 	return (struct task_struct *)(o & ~SP_RWSEM_FLAGS);
 }
 
-/*
- * An rwsem owned by readers names the last one that got it. When a writer
- * releases, rwsem_mark_wake() hands the lock to the queued readers and puts
- * the first of them there before they have run: such a reader holds the
- * lock but its down_read() has not returned, so the reader hooks have not
- * seen it, and at nice 19 it may not run for a long time. Report it as a
- * reader unless tracked already. It may be stale (that reader left): then
- * it is fast-tracked needlessly until the waiter stops waiting or the
- * budget ends, and its next up_read() on this lock clears it.
- */
-static void sp_det_reader_hint(unsigned long key, void *lock, pid_t self)
+/* Readers holding the rwsem now: count >> RWSEM_READER_SHIFT (8). */
+static unsigned long sp_det_readers_now(void *lock)
 {
-	unsigned long o = atomic_long_read(&((struct rw_semaphore *)lock)->owner);
-	struct task_struct *r;
-	pid_t rtid;
+	return (unsigned long)atomic_long_read(&((struct rw_semaphore *)lock)->count) >> 8;
+}
 
-	if (!(o & SP_RWSEM_READER_OWNED))
+/*
+ * When a writer releases, rwsem_mark_wake() hands the lock to the readers
+ * queued at the front and wakes them: they hold it before they have run, so
+ * their down_read() has not returned and the reader hooks have not seen
+ * them. At nice 19 they may not run for a long time. Queued readers are kept
+ * in waiter slots (sp_det_queued_reader); those not yet reported are
+ * reported now if the rwsem has more readers than the core tracks. Some of
+ * them may still be queued rather than holding: then they are fast-tracked
+ * needlessly until the waiter stops waiting or the budget ends.
+ *
+ * (The rwsem's owner word names the last reader too, but it is never
+ * cleared, so that task may be long gone: it is never dereferenced.)
+ */
+static void sp_det_queued_holders(unsigned long key, void *lock)
+{
+	struct sp_det_waiter *w;
+	unsigned int i;
+
+	if (sp_det_readers_now(lock) <=
+	    (unsigned long)sp_lock_readers(sp_core, key, sp_det.readers,
+					   ARRAY_SIZE(sp_det.readers), NULL))
 		return;
-	r = (struct task_struct *)(o & ~SP_RWSEM_FLAGS);
-	rtid = r ? READ_ONCE(r->pid) : 0;
-	if (!rtid || rtid == self || sp_det_is_reader(key, rtid))
-		return;
-	sp_lock_acquired(sp_core, rtid, key, SP_HOLD_SHARED);
-	sp_det.st.reader_hints++;
+	for (i = 0; i < SP_DET_WAITERS; i++) {
+		w = &sp_det.waiters[i];
+		if (w->task && w->early && !w->reported && w->key == key) {
+			sp_lock_acquired(sp_core, w->tid, key, SP_HOLD_SHARED);
+			w->reported = true;
+			sp_det.st.reader_hints++;
+		}
+	}
 }
 
 /* Make the core's idea of @key's exclusive owner match the owner word. */
@@ -219,7 +232,7 @@ static void sp_det_block(void *lock, enum sp_lock_kind kind, enum sp_hold hold)
 	raw_spin_lock_irqsave(&sp_det.lock, flags);
 	w = sp_det_waiter_find(t);
 	if (w && w->early) {
-		/* A queued reader that became interesting: it stays reported as
+		/* A queued reader that became interesting: if reported, it stays
 		 * a reader; from now on its wait is tracked like any other. */
 		WRITE_ONCE(w->task, NULL);
 		atomic_dec(&sp_det.nr_waiting);
@@ -250,12 +263,13 @@ static void sp_det_block(void *lock, enum sp_lock_kind kind, enum sp_hold hold)
 		l->nwait++;
 	sp_det_sync_owner(key, lock, kind, tid);
 	if (kind == SP_LOCK_RWLOCK && READ_ONCE(sp_readers_on))
-		sp_det_reader_hint(key, lock, tid);
+		sp_det_queued_holders(key, lock);
 	sp_lock_blocked(sp_core, tid, key, hold);
 	w->key = key;
 	w->tid = tid;
 	w->hold = hold;
 	w->early = false;
+	w->reported = false;
 	WRITE_ONCE(w->task, t);
 	atomic_inc(&sp_det.nr_waiting);
 	sp_det.st.blocks++;
@@ -265,33 +279,41 @@ out:
 
 /*
  * A reader queues on a watched rwsem. The queue is FIFO: if a critical
- * writer waits behind it, this reader will hold the lock first, and it will
- * be handed the lock while asleep (see sp_det_reader_hint). Report it as a
- * reader now; its contention_end takes it back if the wait fails, and the
- * down_read() return hook will find it tracked already.
+ * writer comes to wait behind it, this reader will hold the lock first, so
+ * it is reported as a reader now; its contention_end takes that back if the
+ * wait fails, and the down_read() return hook finds it tracked already. If a
+ * critical waiter is queued already, the reader is behind it: it is only
+ * remembered (sp_det_queued_holders reports it if the lock is handed to it
+ * while it sleeps), so that its throttle share is not burnt for nothing.
  */
 static void sp_det_queued_reader(void *lock)
 {
 	unsigned long key = (unsigned long)lock, flags;
 	struct task_struct *t = current;
 	struct sp_det_waiter *w;
+	struct sp_det_lock *l;
 	pid_t tid = t->pid;
 
 	raw_spin_lock_irqsave(&sp_det.lock, flags);
-	if (!sp_det_lock_find(key) || sp_det_waiter_find(t))
+	l = sp_det_lock_find(key);
+	if (!l || sp_det_waiter_find(t))
 		goto out;
 	w = sp_det_waiter_find(NULL);
-	if (!w)
+	if (!w) {
+		sp_det.st.waiter_full++;
 		goto out;
-	if (!sp_det_is_reader(key, tid))
+	}
+	w->reported = !l->nwait;
+	if (w->reported && !sp_det_is_reader(key, tid)) {
 		sp_lock_acquired(sp_core, tid, key, SP_HOLD_SHARED);
+		sp_det.st.reader_hints++;
+	}
 	w->key = key;
 	w->tid = tid;
 	w->hold = SP_HOLD_SHARED;
 	w->early = true;
 	WRITE_ONCE(w->task, t);
 	atomic_inc(&sp_det.nr_waiting);
-	sp_det.st.reader_hints++;
 out:
 	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
 }
@@ -335,7 +357,7 @@ static void sp_probe_end(void *data, void *lock, int ret)
 	if (!w || w->key != key)
 		goto out;
 	if (w->early) {
-		if (ret != 0)
+		if (ret != 0 && w->reported)
 			sp_lock_released(sp_core, w->tid, key, SP_HOLD_SHARED);
 		WRITE_ONCE(w->task, NULL);
 		atomic_dec(&sp_det.nr_waiting);
