@@ -31,6 +31,9 @@ for sc in inode mmap; do
 	# Bad input must be refused with EINVAL and a log line.
 	if echo bogus > /proc/superpass/critical 2>/dev/null; then ok=0; else ok=1; fi
 	check "${sc}_bad_input_rejected" $ok ""
+	# Probe cost alone: loaded, nothing marked (compare with base).
+	echo "SPT phase $sc idle"
+	/spw --scenario $sc --seconds $SECS --module --no-mark | sed "s/^/SPT $sc idle /"
 	/spw --scenario $sc --seconds $SECS --module | sed "s/^/SPT $sc module /"
 	if grep -q '^superpass ' /proc/modules; then ok=0; else ok=1; fi
 	check "${sc}_unloaded" $ok ""
@@ -38,6 +41,34 @@ for sc in inode mmap; do
 	dmesg | sed -n "$from,\$p" | grep -q "critical: expected TID" && ok=1 || ok=0
 	check "${sc}_bad_input_logged" $ok ""
 done
+# The rest of the interface, once, on a fresh load with reader tracking off.
+if insmod /superpass.ko readers=0 selftest=0; then ok=1; else ok=0; fi
+check load_readers_off $ok ""
+grep -q "^reader_tracking 0" /proc/superpass/config && ok=1 || ok=0
+check config_reader_tracking_off $ok ""
+echo "fifo_prio 7" > /proc/superpass/config && grep -q "^fifo_prio 7" /proc/superpass/config && ok=1 || ok=0
+check config_set_fifo_prio $ok ""
+if echo "depth 3" > /proc/superpass/config 2>/dev/null; then ok=0; else ok=1; fi
+check config_depth_is_load_time $ok ""
+if echo "reader_tracking 1" > /proc/superpass/config 2>/dev/null; then ok=0; else ok=1; fi
+check config_readers_need_hooks $ok ""
+# A pid marks all of its threads; -pid unmarks them.
+/spw --scenario inode --seconds 3 >/dev/null &
+spw_pid=$!
+sleep 1
+nthreads=$(ls /proc/$spw_pid/task | wc -l)
+echo $spw_pid > /proc/superpass/critical
+nmarked=$(wc -l < /proc/superpass/critical)
+[ "$nthreads" -gt 1 ] && [ "$nmarked" = "$nthreads" ] && ok=1 || ok=0
+check mark_pid_marks_threads $ok "threads $nthreads marked $nmarked"
+echo -$spw_pid > /proc/superpass/critical
+[ "$(wc -l < /proc/superpass/critical)" = 0 ] && ok=1 || ok=0
+check unmark_pid $ok ""
+if echo 999999 > /proc/superpass/critical 2>/dev/null; then ok=0; else ok=1; fi
+check unknown_tid_rejected $ok ""
+wait $spw_pid
+if rmmod superpass; then ok=1; else ok=0; fi
+check rmmod_readers_off $ok ""
 dmesg > /tmp/dmesg.all
 if grep -E "BUG|WARNING|Oops|lockdep|Call Trace|general protection" /tmp/dmesg.all >/dev/null; then
 	grep -E -A20 "BUG|WARNING|Oops|lockdep|Call Trace|general protection" /tmp/dmesg.all | sed "s/^/SPT dmesg /"

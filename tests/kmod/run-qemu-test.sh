@@ -87,7 +87,11 @@ want() { # a check that must be reported PASS
 		echo "FAIL $1"; fails=$((fails + 1))
 	fi
 }
-want dmesg_clean
+for c in dmesg_clean load_readers_off config_reader_tracking_off config_set_fifo_prio \
+	config_depth_is_load_time config_readers_need_hooks mark_pid_marks_threads unmark_pid \
+	unknown_tid_rejected rmmod_readers_off; do
+	want $c
+done
 for sc in inode mmap; do
 	for c in insmod selftest bad_input_rejected bad_input_logged unloaded; do want "${sc}_$c"; done
 	for c in mark_critical critical_dropped_on_exit restored_after_run rmmod_under_load restored_after_rmmod; do
@@ -125,19 +129,27 @@ fi
 
 echo
 echo "== figures (benchmark, not asserted; $KVER, ${ACCEL[*]}, 2 vCPUs, ${SECS}s per run)"
-printf "%-6s %-7s %8s %10s %10s %10s %10s %12s\n" scen mode ops p50_us p99_us p99.9_us max_us hog_iter/s
+echo "base: no module; idle: module loaded, nothing marked (probe cost); module: critical thread marked"
+echo "work/s: KiB written (inode) or pages faulted (mmap) by the nice-19 threads"
+printf "%-6s %-7s %7s %9s %11s %11s %11s %11s %11s\n" scen mode ops p50_us p99_us p99.9_us max_us \
+	hog_iter/s work/s
 for sc in inode mmap; do
-	for mode in base module; do
+	for mode in base idle module; do
 		g() { sed -n "s/^SPT $sc $mode SPW $1 //p" "$WORK/spt.txt" | head -1; }
-		printf "%-6s %-7s %8s %10s %10s %10s %10s %12s\n" $sc $mode "$(g ops)" "$(g p50_us)" \
-			"$(g p99_us)" "$(g p999_us)" "$(g max_us)" "$(g hog_iters_per_s)"
+		printf "%-6s %-7s %7s %9s %11s %11s %11s %11s %11s\n" $sc $mode "$(g ops)" "$(g p50_us)" \
+			"$(g p99_us)" "$(g p999_us)" "$(g max_us)" "$(g hog_iters_per_s)" "$(g holder_work_per_s)"
 	done
-	b=$(sed -n "s/^SPT $sc base SPW hog_iters_per_s //p" "$WORK/spt.txt" | head -1)
-	m=$(sed -n "s/^SPT $sc module SPW hog_iters_per_s //p" "$WORK/spt.txt" | head -1)
-	[ -n "$b" ] && [ -n "$m" ] && awk -v b="$b" -v m="$m" -v s="$sc" \
-		'BEGIN { if (b > 0) printf "%s throughput ratio module/base %.3f\n", s, m / b }'
+	for mode in idle module; do
+		for k in hog_iters_per_s holder_work_per_s; do
+			b=$(sed -n "s/^SPT $sc base SPW $k //p" "$WORK/spt.txt" | head -1)
+			m=$(sed -n "s/^SPT $sc $mode SPW $k //p" "$WORK/spt.txt" | head -1)
+			[ -n "$b" ] && [ -n "$m" ] && awk -v b="$b" -v m="$m" -v s="$sc" -v k="$k" -v o="$mode" \
+				'BEGIN { if (b > 0) printf "%s %s/base %s ratio %.3f\n", s, o, k, m / b }'
+		done
+	done
 	for k in blockings blocking_p50_ns blocking_p99_ns blocking_p999_ns grants expiries \
-		reader_overflows detect_reader_events detect_reader_hints act_boosts act_restores; do
+		throttles grants_refused reader_overflows detect_reader_events detect_reader_hints \
+		act_boosts act_restores; do
 		printf "%s module stats %s %s\n" $sc $k "$(sed -n "s/^SPT $sc module SPW_STATS $k //p" "$WORK/spt.txt" | head -1)"
 	done
 done

@@ -49,6 +49,7 @@
 static const char *scenario = "inode";
 static unsigned int seconds = 6;
 static bool with_module;
+static bool no_mark;       /* module loaded, nothing marked: probe overhead */
 static int failures;
 
 static atomic_bool stop_all, stop_crit;
@@ -58,6 +59,7 @@ static struct {
 	char pad[56];
 } hog_iters[NR_HOGS];
 static atomic_int holder_tids[NR_HOLDERS];
+static atomic_ulong holder_work;   /* KiB written or pages faulted */
 static int data_fd = -1;
 
 static uint64_t *samples;
@@ -132,9 +134,12 @@ static void *holder_main(void *arg)
 	if (!strcmp(scenario, "inode")) {
 		buf = malloc(BIG_WRITE);
 		memset(buf, 'h', BIG_WRITE);
-		while (!atomic_load(&stop_all))
+		while (!atomic_load(&stop_all)) {
 			if (pwrite(data_fd, buf, BIG_WRITE, 0) < 0)
 				break;
+			atomic_fetch_add_explicit(&holder_work, BIG_WRITE >> 10,
+						  memory_order_relaxed);
+		}
 		free(buf);
 	} else {
 		set_self("sp-fault", 19);
@@ -145,6 +150,8 @@ static void *holder_main(void *arg)
 		while (!atomic_load(&stop_all)) {
 			for (size_t off = 0; off < FAULT_REGION; off += 4096)
 				buf[off] = 1;  /* a page fault: mmap_lock read */
+			atomic_fetch_add_explicit(&holder_work, FAULT_REGION >> 12,
+						  memory_order_relaxed);
 			madvise(buf, FAULT_REGION, MADV_DONTNEED);
 		}
 		munmap(buf, FAULT_REGION);
@@ -190,7 +197,7 @@ static void *crit_main(void *arg)
 	memset(small, 'c', sizeof(small));
 	set_self("sp-crit", -10);
 	atomic_store(&crit_tid, gettid_());
-	if (with_module) {
+	if (with_module && !no_mark) {
 		snprintf(text, sizeof(text), "%d\n", gettid_());
 		check("mark_critical", write_file("/proc/superpass/critical", text) == 0,
 		      "tid %d", gettid_());
@@ -284,7 +291,7 @@ int main(int argc, char **argv)
 {
 	pthread_t hogs[NR_HOGS], holders[NR_HOLDERS], crit;
 	uint64_t t_start, t_end;
-	unsigned long hogs_start, hogs_end;
+	unsigned long hogs_start, hogs_end, work_start, work_end;
 	char why[128];
 
 	for (int i = 1; i < argc; i++) {
@@ -294,8 +301,10 @@ int main(int argc, char **argv)
 			seconds = (unsigned int)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--module"))
 			with_module = true;
+		else if (!strcmp(argv[i], "--no-mark"))
+			no_mark = true;
 		else {
-			fprintf(stderr, "usage: %s [--scenario inode|mmap] [--seconds N] [--module]\n",
+			fprintf(stderr, "usage: %s [--scenario inode|mmap] [--seconds N] [--module [--no-mark]]\n",
 				argv[0]);
 			return 2;
 		}
@@ -324,12 +333,14 @@ int main(int argc, char **argv)
 	/* Measured run. */
 	t_start = now_ns();
 	hogs_start = hog_total();
+	work_start = atomic_load(&holder_work);
 	pthread_create(&crit, NULL, crit_main, (void *)1);
 	sleep_s(seconds);
 	atomic_store(&stop_crit, true);
 	pthread_join(crit, NULL);
 	t_end = now_ns();
 	hogs_end = hog_total();
+	work_end = atomic_load(&holder_work);
 	printf("SPW crit_tid %d\n", atomic_load(&crit_tid));
 
 	qsort(samples, nr_samples, sizeof(*samples), cmp_u64);
@@ -339,7 +350,7 @@ int main(int argc, char **argv)
 	printf("SPW p999_us %.1f\n", (double)pct(0.999) / 1e3);
 	printf("SPW max_us %.1f\n", nr_samples ? (double)samples[nr_samples - 1] / 1e3 : 0.0);
 
-	if (with_module) {
+	if (with_module && !no_mark) {
 		check("critical_dropped_on_exit", !proc_lists_tid(atomic_load(&crit_tid)),
 		      "tid %d", atomic_load(&crit_tid));
 		check("restored_after_run", holders_restored(3000, why, sizeof(why)), "%s", why);
@@ -364,6 +375,8 @@ int main(int argc, char **argv)
 		pthread_join(holders[i], NULL);
 	printf("SPW hog_iters_per_s %.0f\n",
 	       (double)(hogs_end - hogs_start) / ((double)(t_end - t_start) / 1e9));
+	printf("SPW holder_work_per_s %.0f\n",
+	       (double)(work_end - work_start) / ((double)(t_end - t_start) / 1e9));
 	printf("SPW measured_s %.2f\n", (double)(t_end - t_start) / 1e9);
 	printf("SPW failures %d\n", failures);
 	fflush(stdout);
