@@ -85,7 +85,8 @@ struct sp_stats {
 	uint64_t blockings;         /* blockings of critical tasks (histogrammed) */
 	uint64_t grants;            /* grants created */
 	uint64_t grant_dups;        /* grant requests already covered by a grant */
-	uint64_t grants_refused;    /* grant requests refused: target throttled */
+	uint64_t grants_refused;    /* refused: target throttled or exiting, or this
+				       wait already spent a grant's budget on it */
 	uint64_t fast_tracks;       /* actuator fast_track calls (ref 0 -> 1) */
 	uint64_t restores;          /* actuator restore calls (ref 1 -> 0) */
 	uint64_t actuator_errors;   /* actuator calls that returned < 0 */
@@ -95,7 +96,8 @@ struct sp_stats {
 	uint64_t expiries;          /* grants ended: budget used up */
 	uint64_t throttles;         /* targets throttled (all their grants ended) */
 	uint64_t ends_throttle;     /* grants ended by a throttle */
-	uint64_t deadlocks;         /* cycles found by walks */
+	uint64_t deadlocks;         /* cycles seen by two walks in a row (events can
+				       arrive late: a suspicion, not a proof) */
 	uint64_t depth_limited;     /* walks cut by max_depth */
 	uint64_t task_overflows;    /* task table full */
 	uint64_t lock_overflows;    /* lock table full */
@@ -175,7 +177,9 @@ int sp_graph_blockers(struct sp_core *core, sp_tid_t tid, sp_tid_t *out,
 int sp_core_tick(struct sp_core *core);
 /* Makes table slots of exited tasks and destroyed locks reusable after an
  * RCU grace period. Sleeps: call from a context that may block (a host
- * thread or kthread), never from an event path. Returns slots reclaimed. */
+ * thread or kthread), never from an event path or inside a read-side
+ * section. Returns the slots this call reclaimed; call it from one thread
+ * (a concurrent call may return 0 while the other waits). */
 int sp_core_reclaim(struct sp_core *core);
 
 /* ---- statistics ---- */

@@ -2,10 +2,12 @@
 /*
  * Fast-track grants: creation, reference counting per target and ending.
  *
- * A grant moves FREE -> CLAIMING -> ACTIVE -> ENDING -> FREE. Only the
- * claimer writes a CLAIMING grant; only the thread whose compare-and-swap
- * took it from ACTIVE to ENDING ends it, so each grant is counted and
- * released exactly once whoever races to end it.
+ * A grant moves FREE -> CLAIMING -> ACTIVE -> ENDING -> FREE, each step a
+ * compare-and-swap on a word that also carries the slot's generation. Only
+ * the claimer writes a CLAIMING grant; only the thread whose CAS took it
+ * from ACTIVE to ENDING ends it, so each grant is counted and released
+ * exactly once whoever races to end it, and a scanner that read a reused
+ * slot's fields cannot end the new grant by mistake.
  *
  * The target's refcount goes up before the grant turns ACTIVE, and the
  * grant is checked against the graph after it turns ACTIVE. Whoever changes
@@ -14,8 +16,6 @@
  * the change and ends its own grant, or the changer sees the grant.
  */
 #include "sp_internal.h"
-
-#define SP_MAX_ORIGINS 8u
 
 struct sp_task *sp_grant_target(struct sp_core *core, struct sp_grant *g)
 {
@@ -63,22 +63,29 @@ void sp_task_force_restore(struct sp_core *core, struct sp_task *t, sp_tid_t tid
 	sp_os_unlock(&t->boost_lock);
 }
 
-bool sp_grant_end(struct sp_core *core, struct sp_grant *g, enum sp_end_reason why)
+bool sp_grant_end(struct sp_core *core, struct sp_grant *g, uint64_t word,
+		  enum sp_end_reason why)
 {
 	struct sp_task *t;
 
-	if (!sp_atomic_cmpxchg(&g->state, SP_GRANT_ACTIVE, SP_GRANT_ENDING))
+	if (sp_grant_state_of(word) != SP_GRANT_ACTIVE ||
+	    !sp_atomic_cmpxchg(&g->state, word, (word & ~SP_GRANT_STATE_MASK) | SP_GRANT_ENDING))
 		return false;
 	t = sp_grant_target(core, g);
 	if (t) {
 		sp_os_lock(&t->boost_lock);
+		if (why == SP_END_EXPIRY) {
+			t->spent_waiter = sp_atomic_load(&g->waiter);
+			t->spent_seq = sp_atomic_load(&g->waiter_seq);
+			t->spent_lock = sp_atomic_load(&g->lock);
+		}
 		if (sp_atomic_add(&t->refs, (uint64_t)-1) == 0 && t->boosted)
 			sp_task_unboost_locked(core, t, sp_atomic_load(&g->target), sp_now(core));
 		sp_os_unlock(&t->boost_lock);
 	}
 	sp_count(core, (enum sp_counter)why);
 	sp_atomic_add(&core->grants_active, (uint64_t)-1);
-	sp_atomic_store_release(&g->state, SP_GRANT_FREE);
+	sp_atomic_store_release(&g->state, (word & ~SP_GRANT_STATE_MASK) | SP_GRANT_FREE);
 	return true;
 }
 
@@ -123,31 +130,38 @@ static bool sp_grant_matches(struct sp_grant *g, const struct sp_grant_match *m)
 uint32_t sp_grants_end_matching(struct sp_core *core, const struct sp_grant_match *m,
 				enum sp_end_reason why)
 {
-	uint32_t i, ended = 0;
+	uint32_t i, n = sp_grant_scan_limit(core), ended = 0;
 
-	if (!sp_atomic_load(&core->grants_active))
-		return 0;
-	for (i = 0; i < core->cfg.max_grants; i++) {
+	for (i = 0; i < n; i++) {
 		struct sp_grant *g = &core->grants[i];
+		uint64_t word = sp_atomic_load_acquire(&g->state);
 
-		if (sp_atomic_load_acquire(&g->state) == SP_GRANT_ACTIVE && sp_grant_matches(g, m) &&
-		    sp_grant_end(core, g, why))
+		if (sp_grant_state_of(word) == SP_GRANT_ACTIVE && sp_grant_matches(g, m) &&
+		    sp_grant_end(core, g, word, why))
 			ended++;
 	}
 	return ended;
 }
 
-static struct sp_grant *sp_grant_claim(struct sp_core *core)
+/* First fit, so live grants stay packed at the front of the table. */
+static struct sp_grant *sp_grant_claim(struct sp_core *core, uint64_t *word)
 {
-	uint32_t n = core->cfg.max_grants, i;
-	uint32_t start = (uint32_t)(sp_atomic_add(&core->grant_hint, 1) % n);
+	uint32_t i, n = core->cfg.max_grants;
 
 	for (i = 0; i < n; i++) {
-		struct sp_grant *g = &core->grants[(start + i) % n];
+		struct sp_grant *g = &core->grants[i];
+		uint64_t w = sp_atomic_load(&g->state), hwm;
 
-		if (sp_atomic_load(&g->state) == SP_GRANT_FREE &&
-		    sp_atomic_cmpxchg(&g->state, SP_GRANT_FREE, SP_GRANT_CLAIMING))
-			return g;
+		if (sp_grant_state_of(w) != SP_GRANT_FREE)
+			continue;
+		*word = ((w >> 2) + 1) << 2 | SP_GRANT_CLAIMING;
+		if (!sp_atomic_cmpxchg(&g->state, w, *word))
+			continue;
+		for (hwm = sp_atomic_load(&core->grant_hwm); hwm < i + 1;
+		     hwm = sp_atomic_load(&core->grant_hwm))
+			if (sp_atomic_cmpxchg(&core->grant_hwm, hwm, i + 1))
+				break;
+		return g;
 	}
 	return NULL;
 }
@@ -155,14 +169,12 @@ static struct sp_grant *sp_grant_claim(struct sp_core *core)
 static bool sp_grant_exists(struct sp_core *core, sp_tid_t waiter, sp_tid_t target,
 			    sp_lock_key_t lock)
 {
-	uint32_t i;
+	uint32_t i, n = sp_grant_scan_limit(core);
 
-	if (!sp_atomic_load(&core->grants_active))
-		return false;
-	for (i = 0; i < core->cfg.max_grants; i++) {
+	for (i = 0; i < n; i++) {
 		struct sp_grant *g = &core->grants[i];
 
-		if (sp_atomic_load_acquire(&g->state) == SP_GRANT_ACTIVE &&
+		if (sp_grant_state_of(sp_atomic_load_acquire(&g->state)) == SP_GRANT_ACTIVE &&
 		    sp_atomic_load(&g->waiter) == waiter && sp_atomic_load(&g->target) == target &&
 		    sp_atomic_load(&g->lock) == lock)
 			return true;
@@ -170,12 +182,19 @@ static bool sp_grant_exists(struct sp_core *core, sp_tid_t waiter, sp_tid_t targ
 	return false;
 }
 
-/* Takes a reference on @t for a new grant, boosting it on the first one.
- * false if @t may not be fast-tracked now (throttled or exiting). */
-static bool sp_task_ref_get(struct sp_core *core, struct sp_task *t, sp_tid_t tid, uint64_t now)
+/* Takes a reference on @t for grant @g, boosting it on the first one.
+ * false if @t may not be fast-tracked now: throttled, exiting, or this very
+ * wait already used up a grant's budget on it. */
+static bool sp_task_ref_get(struct sp_core *core, struct sp_task *t, struct sp_grant *g,
+			    uint64_t now)
 {
+	sp_tid_t tid = sp_atomic_load(&g->target);
+
 	sp_os_lock(&t->boost_lock);
-	if (t->dead || now < t->throttled_until) {
+	if (t->dead || now < t->throttled_until ||
+	    (t->spent_waiter == sp_atomic_load(&g->waiter) &&
+	     t->spent_seq == sp_atomic_load(&g->waiter_seq) &&
+	     t->spent_lock == sp_atomic_load(&g->lock))) {
 		sp_os_unlock(&t->boost_lock);
 		return false;
 	}
@@ -197,13 +216,13 @@ static bool sp_task_ref_get(struct sp_core *core, struct sp_task *t, sp_tid_t ti
 	return true;
 }
 
-static int sp_grant_create(struct sp_core *core, sp_tid_t waiter, uint64_t waiter_seq,
-			   sp_tid_t via, uint64_t via_seq, sp_tid_t target, sp_lock_key_t lock)
+int sp_grant_create(struct sp_core *core, sp_tid_t waiter, uint64_t waiter_seq, sp_tid_t via,
+		    uint64_t via_seq, sp_tid_t target, sp_lock_key_t lock)
 {
 	enum sp_end_reason why;
 	struct sp_grant *g;
 	struct sp_task *t;
-	uint64_t now;
+	uint64_t now, word;
 	int slot;
 
 	if (target == waiter || target == via)
@@ -213,15 +232,15 @@ static int sp_grant_create(struct sp_core *core, sp_tid_t waiter, uint64_t waite
 		return 0;
 	}
 	t = sp_task_get(core, target);
-	if (!t)
+	slot = sp_table_find(&core->task_index, target);
+	if (!t || slot < 0)
 		return -ENOSPC;
-	g = sp_grant_claim(core);
+	g = sp_grant_claim(core, &word);
 	if (!g) {
 		sp_count(core, SP_C_GRANT_OVERFLOWS);
 		return -ENOSPC;
 	}
 	now = sp_now(core);
-	slot = sp_table_find(&core->task_index, target);
 	sp_atomic_store(&g->waiter, waiter);
 	sp_atomic_store(&g->waiter_seq, waiter_seq);
 	sp_atomic_store(&g->via, via);
@@ -231,109 +250,17 @@ static int sp_grant_create(struct sp_core *core, sp_tid_t waiter, uint64_t waite
 	sp_atomic_store(&g->lock, lock);
 	sp_atomic_store(&g->start, now);
 
-	if (slot < 0 || !sp_task_ref_get(core, t, target, now)) {
+	if (!sp_task_ref_get(core, t, g, now)) {
 		sp_count(core, SP_C_GRANTS_REFUSED);
-		sp_atomic_store_release(&g->state, SP_GRANT_FREE);
+		sp_atomic_store_release(&g->state, (word & ~SP_GRANT_STATE_MASK) | SP_GRANT_FREE);
 		return -EBUSY;
 	}
 	sp_atomic_add(&core->grants_active, 1);
 	sp_count(core, SP_C_GRANTS);
-	sp_atomic_cmpxchg(&g->state, SP_GRANT_CLAIMING, SP_GRANT_ACTIVE);
+	word = (word & ~SP_GRANT_STATE_MASK) | SP_GRANT_ACTIVE;
+	sp_atomic_store(&g->state, word);
+	sp_smp_mb();
 	if (!sp_grant_valid(core, g, &why))
-		sp_grant_end(core, g, why);
+		sp_grant_end(core, g, word, why);
 	return 0;
-}
-
-/* The critical tasks on whose behalf @t (= @tid) is delayed or delays:
- * itself if critical, and the waiters of the grants that target it. */
-struct sp_origin {
-	sp_tid_t tid;
-	uint64_t seq;
-};
-
-static uint32_t sp_origins_of(struct sp_core *core, sp_tid_t tid, struct sp_task *t,
-			      struct sp_origin *out)
-{
-	uint32_t n = 0, i, j;
-
-	if (sp_atomic_load(&t->critical))
-		out[n++] = (struct sp_origin){ tid, sp_atomic_load(&t->block_seq) };
-	if (!sp_atomic_load(&t->refs))
-		return n;
-	for (i = 0; i < core->cfg.max_grants && n < SP_MAX_ORIGINS; i++) {
-		struct sp_grant *g = &core->grants[i];
-		sp_tid_t w;
-
-		if (sp_atomic_load_acquire(&g->state) != SP_GRANT_ACTIVE ||
-		    sp_atomic_load(&g->target) != tid)
-			continue;
-		w = sp_atomic_load(&g->waiter);
-		for (j = 0; j < n && out[j].tid != w; j++)
-			;
-		if (j == n)
-			out[n++] = (struct sp_origin){ w, sp_atomic_load(&g->waiter_seq) };
-	}
-	return n;
-}
-
-struct sp_grant_walk {
-	struct sp_origin origin;
-};
-
-static void sp_grant_visit(struct sp_core *core, void *arg, sp_tid_t via, sp_tid_t target,
-			   sp_lock_key_t lock)
-{
-	struct sp_grant_walk *gw = arg;
-	struct sp_task *v = sp_task_find(core, via);
-
-	if (v)
-		sp_grant_create(core, gw->origin.tid, gw->origin.seq, via,
-				sp_atomic_load(&v->block_seq), target, lock);
-}
-
-void sp_policy_on_block(struct sp_core *core, sp_tid_t via, struct sp_task *t,
-			sp_lock_key_t lock)
-{
-	struct sp_origin origins[SP_MAX_ORIGINS];
-	uint32_t n = sp_origins_of(core, via, t, origins), i;
-
-	for (i = 0; i < n; i++) {
-		struct sp_grant_walk gw = { origins[i] };
-		struct sp_walk w;
-
-		memset(&w, 0, sizeof(w));
-		w.origin = origins[i].tid;
-		w.visit = sp_grant_visit;
-		w.arg = &gw;
-		sp_graph_walk(core, &w, via, lock);
-		if (w.depth_limited)
-			sp_count(core, SP_C_DEPTH_LIMITED);
-		if (w.deadlock) {
-			sp_count(core, SP_C_DEADLOCKS);
-			if (core->ops.on_deadlock)
-				core->ops.on_deadlock(core->ctx, w.origin, lock);
-		}
-	}
-}
-
-void sp_policy_on_acquire(struct sp_core *core, sp_tid_t holder, struct sp_lock *l,
-			  sp_lock_key_t lock)
-{
-	struct sp_origin origins[SP_MAX_ORIGINS];
-	uint32_t i, j, n;
-
-	for (i = 0; i < l->waiters.cap; i++) {
-		sp_tid_t u = sp_tracker_slot(&l->waiters, i);
-		struct sp_task *ut;
-
-		if (!u || u == holder)
-			continue;
-		ut = sp_task_find(core, u);
-		if (!ut || sp_atomic_load_acquire(&ut->blocked_on) != lock)
-			continue;
-		n = sp_origins_of(core, u, ut, origins);
-		for (j = 0; j < n; j++)
-			sp_grant_create(core, origins[j].tid, origins[j].seq, u,
-					sp_atomic_load(&ut->block_seq), holder, lock);
-	}
 }

@@ -75,6 +75,12 @@ uint64_t sp_hist_quantile(const struct sp_hist *h, uint64_t num, uint64_t den)
 		return 0;
 	if (num >= den)
 		return h->max;
+	/* Keep den below 2^32 so that the remainder product cannot overflow;
+	 * the quantile loses nothing a caller could mean. */
+	while (den >> 32) {
+		num >>= 1;
+		den >>= 1;
+	}
 	/* rank = ceil(count * num / den) without overflowing the product */
 	rank = h->count / den * num + (h->count % den * num + den - 1) / den;
 	if (rank == 0)

@@ -33,6 +33,11 @@ struct sp_task {
 	sp_os_lock_t boost_lock;   /* protects the fields below */
 	bool dead;                 /* exiting: refuse new grants */
 	bool boosted;              /* the actuator's fast_track succeeded */
+	/* The last grant whose budget ran out, so that the same wait cannot
+	 * re-grant it by reporting itself again. */
+	sp_tid_t spent_waiter;
+	uint64_t spent_seq;
+	sp_lock_key_t spent_lock;
 	uint64_t boost_start;
 	uint64_t window_start;
 	uint64_t window_used;
@@ -46,17 +51,24 @@ struct sp_lock {
 	struct sp_tracker waiters;
 };
 
+/* A grant's state word: a generation above two state bits. The generation
+ * changes each time the slot is claimed, so a scanner that read a grant's
+ * fields can end it only if the slot still holds that same grant. */
 enum sp_grant_state {
 	SP_GRANT_FREE = 0,
 	SP_GRANT_CLAIMING = 1,     /* being filled: invisible to enders */
 	SP_GRANT_ACTIVE = 2,
 	SP_GRANT_ENDING = 3,       /* one ender won; others skip it */
 };
+#define SP_GRANT_STATE_MASK 3ull
 
-/* "@target gets a fast track because it holds @lock, which @via waits
- * for, and @via's waiting delays the critical task @waiter." */
+static inline enum sp_grant_state sp_grant_state_of(uint64_t word)
+{
+	return (enum sp_grant_state)(word & SP_GRANT_STATE_MASK);
+}
+
 struct sp_grant {
-	sp_atomic64_t state;
+	sp_atomic64_t state;       /* generation << 2 | enum sp_grant_state */
 	sp_atomic64_t waiter;
 	sp_atomic64_t waiter_seq;  /* waiter's block_seq when granted */
 	sp_atomic64_t via;
@@ -100,7 +112,9 @@ struct sp_core {
 
 	struct sp_grant *grants;
 	sp_atomic64_t grants_active;
-	sp_atomic64_t grant_hint;      /* where the next free-slot search starts */
+	/* One past the highest grant slot ever claimed. Claims are first-fit,
+	 * so scans stay short while few grants are in use at once. */
+	sp_atomic64_t grant_hwm;
 
 	sp_atomic64_t counters[SP_C_NR];
 	sp_atomic64_t *hist_buckets;   /* SP_HIST_BUCKETS, blocking durations */
@@ -144,7 +158,7 @@ void sp_graph_walk(struct sp_core *core, struct sp_walk *w, sp_tid_t via, sp_loc
 uint32_t sp_lock_holders(struct sp_core *core, struct sp_lock *l, sp_tid_t *out, uint32_t cap);
 bool sp_lock_held_by(struct sp_core *core, sp_lock_key_t key, sp_tid_t tid);
 
-/* ---- policy (sp_grant.c) ---- */
+/* ---- policy (sp_policy.c) ---- */
 /* @via started waiting for @lock: fast-track what blocks it on behalf of
  * every critical task it delays. */
 void sp_policy_on_block(struct sp_core *core, sp_tid_t via, struct sp_task *t,
@@ -152,6 +166,13 @@ void sp_policy_on_block(struct sp_core *core, sp_tid_t via, struct sp_task *t,
 /* @holder just took @lock, which has tracked waiters. */
 void sp_policy_on_acquire(struct sp_core *core, sp_tid_t holder, struct sp_lock *l,
 			  sp_lock_key_t lock);
+
+/* ---- grants (sp_grant.c) ---- */
+/* "@target holds @lock, which @via waits for, delaying critical @waiter";
+ * the seqs are the waiters' block_seq at the time. 0, -EBUSY (refused:
+ * throttled, exiting or budget spent for this wait), -ENOSPC. */
+int sp_grant_create(struct sp_core *core, sp_tid_t waiter, uint64_t waiter_seq, sp_tid_t via,
+		    uint64_t via_seq, sp_tid_t target, sp_lock_key_t lock);
 /* End every active grant matching; 0 fields match anything. Returns the
  * number ended. */
 struct sp_grant_match {
@@ -162,8 +183,16 @@ struct sp_grant_match {
 };
 uint32_t sp_grants_end_matching(struct sp_core *core, const struct sp_grant_match *m,
 				enum sp_end_reason why);
-bool sp_grant_end(struct sp_core *core, struct sp_grant *g, enum sp_end_reason why);
+/* Ends @g if its state word still is @word (ACTIVE). */
+bool sp_grant_end(struct sp_core *core, struct sp_grant *g, uint64_t word,
+		  enum sp_end_reason why);
 bool sp_grant_valid(struct sp_core *core, struct sp_grant *g, enum sp_end_reason *why);
+/* Slots to scan: grants live below this index. */
+static inline uint32_t sp_grant_scan_limit(struct sp_core *core)
+{
+	return sp_atomic_load(&core->grants_active) ? (uint32_t)sp_atomic_load(&core->grant_hwm)
+						    : 0;
+}
 /* The task a grant targets, or NULL if that task's slot moved on. */
 struct sp_task *sp_grant_target(struct sp_core *core, struct sp_grant *g);
 /* Throttle accounting, under t->boost_lock. */

@@ -34,7 +34,7 @@ static bool sp_tick_throttle(struct sp_core *core, struct sp_grant *g, uint64_t 
 int sp_core_tick(struct sp_core *core)
 {
 	uint64_t budget, now;
-	uint32_t i, ended = 0;
+	uint32_t i, n, ended = 0;
 	enum sp_end_reason why;
 
 	if (!core)
@@ -45,13 +45,15 @@ int sp_core_tick(struct sp_core *core)
 	now = sp_now(core);
 
 	sp_rcu_read_lock();
-	for (i = 0; i < core->cfg.max_grants; i++) {
+	n = sp_grant_scan_limit(core);
+	for (i = 0; i < n; i++) {
 		struct sp_grant *g = &core->grants[i];
+		uint64_t word = sp_atomic_load_acquire(&g->state);
 
-		if (sp_atomic_load_acquire(&g->state) != SP_GRANT_ACTIVE)
+		if (sp_grant_state_of(word) != SP_GRANT_ACTIVE)
 			continue;
 		if (budget && now - sp_atomic_load(&g->start) >= budget) {
-			ended += sp_grant_end(core, g, SP_END_EXPIRY);
+			ended += sp_grant_end(core, g, word, SP_END_EXPIRY);
 		} else if (sp_tick_throttle(core, g, now)) {
 			struct sp_grant_match m = { .target = sp_atomic_load(&g->target) };
 
@@ -59,7 +61,7 @@ int sp_core_tick(struct sp_core *core)
 			ended += sp_grants_end_matching(core, &m, SP_END_THROTTLE);
 		} else if (!sp_grant_valid(core, g, &why)) {
 			/* A lost release or unblock must not pin a boost. */
-			ended += sp_grant_end(core, g, why);
+			ended += sp_grant_end(core, g, word, why);
 		}
 	}
 	sp_rcu_read_unlock();

@@ -43,9 +43,10 @@ static void sp_test_deadlock(void *ctx, sp_tid_t waiter, sp_lock_key_t lock)
 {
 	struct sp_test_host *h = ctx;
 
-	h->deadlocks++;
-	h->last_deadlock_waiter = waiter;
-	h->last_deadlock_lock = lock;
+	/* may run on several threads at once (stress tests) */
+	__atomic_add_fetch(&h->deadlocks, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->last_deadlock_waiter, waiter, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->last_deadlock_lock, lock, __ATOMIC_RELAXED);
 }
 
 const struct sp_host_ops sp_test_ops = {

@@ -330,7 +330,12 @@ static void test_budget_expiry(void **state)
 	sp_assert_not_boosted(&host, A);
 	sp_core_stats(core, &s);
 	assert_int_equal(s.expiries, 1);
-	/* the waiter asking again (a new block report) grants again */
+	/* re-reporting the same wait does not buy a new budget */
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.grants_refused, 1);
+	/* a new wait does */
 	sp_lock_unblocked(core, W, L1, false);
 	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
 	sp_assert_boosted(&host, A);
