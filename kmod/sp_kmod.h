@@ -81,10 +81,23 @@ struct sp_detect_stats {
 	u64 waiter_full;     /* waiter table full: blocking not reported */
 	u64 reader_events;   /* reader hook events on watched locks */
 	u64 reader_hints;    /* queued readers reported as holders before they ran */
+	u64 refreshes;       /* long waits reported again (policy re-run) */
 	u64 exits;
+};
+#define SP_DET_LONGS 8u
+struct sp_long_blocking {
+	pid_t tid;
+	bool rwsem;
+	u64 ms;
+	u64 owner;           /* the core's exclusive owner at the end */
+	u32 tracked, untracked;
+	unsigned long readers_now;  /* rwsem count of readers at the end */
 };
 int sp_detect_init(void);
 void sp_detect_exit(void);
+void sp_detect_get_longs(struct sp_long_blocking *out, unsigned int *nr);
+unsigned int sp_detect_nr_waiting(void);
+void sp_detect_refresh(u64 min_age_ns);
 void sp_detect_get_stats(struct sp_detect_stats *out);
 /* Reader hooks: is @key a lock an interesting task contended on? */
 bool sp_detect_watched(unsigned long key);

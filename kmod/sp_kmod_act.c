@@ -34,6 +34,7 @@
 #define SP_MAX_BOOSTS 256u      /* tasks boosted at once */
 #define SP_TICK_NS (1 * NSEC_PER_MSEC)
 #define SP_RECLAIM_NS (1000 * NSEC_PER_MSEC)
+#define SP_REFRESH_NS (10 * NSEC_PER_MSEC)
 
 /* What we changed, to put back exactly. */
 struct sp_boost {
@@ -314,7 +315,8 @@ static void sp_act_set_own_prio(unsigned int prio)
 
 static int sp_act_thread(void *unused)
 {
-	u64 last_tick = 0, last_reclaim = ktime_get_ns();
+	u64 last_tick = 0, last_refresh = 0, last_reclaim = ktime_get_ns();
+	unsigned int waiting;
 	unsigned int my_prio = 0;
 
 	while (!kthread_should_stop()) {
@@ -326,9 +328,11 @@ static int sp_act_thread(void *unused)
 			sp_act_set_own_prio(want_prio);
 			my_prio = want_prio;
 		}
-		/* Budgets and throttles only matter while something is boosted;
-		 * otherwise sleep until queued work or the next reclaim. */
-		timeout = ns_to_ktime(sp_act.nr_active ? SP_TICK_NS : SP_RECLAIM_NS);
+		/* Budgets and throttles only matter while something is boosted
+		 * or waiting; otherwise sleep until queued work or the next
+		 * reclaim. */
+		waiting = sp_detect_nr_waiting();
+		timeout = ns_to_ktime(sp_act.nr_active || waiting ? SP_TICK_NS : SP_RECLAIM_NS);
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (!sp_act_pending() && !kthread_should_stop())
 			schedule_hrtimeout_range(&timeout, 100 * NSEC_PER_USEC, HRTIMER_MODE_REL);
@@ -340,6 +344,11 @@ static int sp_act_thread(void *unused)
 			sp_core_tick(sp_core);  /* may queue restores: drained below */
 			sp_act.st.ticks++;
 			last_tick = now;
+			sp_act_drain();
+		}
+		if (waiting && now - last_refresh >= SP_REFRESH_NS) {
+			sp_detect_refresh(SP_REFRESH_NS);
+			last_refresh = now;
 			sp_act_drain();
 		}
 		if (now - last_reclaim >= SP_RECLAIM_NS) {

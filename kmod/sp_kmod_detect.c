@@ -25,6 +25,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
 #include "sp_kmod.h"
@@ -59,6 +60,7 @@ struct sp_det_waiter {
 	enum sp_hold hold;
 	bool early;              /* a queued reader, not a reported wait */
 	bool reported;           /* early: told the core it holds the lock */
+	u64 start;               /* ktime_get_mono_fast_ns() at the block */
 };
 
 static struct {
@@ -68,6 +70,8 @@ static struct {
 	atomic_t nr_waiting;       /* lets contention_end skip the scan */
 	u64 clock;
 	sp_tid_t readers[SP_MAX_READERS_PER_LOCK];  /* scratch, under lock */
+	struct sp_long_blocking longs[SP_DET_LONGS];
+	unsigned int nr_longs;
 	struct sp_detect_stats st;
 	struct tracepoint *tp_begin, *tp_end, *tp_exit;
 	bool on_begin, on_end, on_exit;
@@ -270,6 +274,7 @@ static void sp_det_block(void *lock, enum sp_lock_kind kind, enum sp_hold hold)
 	w->hold = hold;
 	w->early = false;
 	w->reported = false;
+	w->start = ktime_get_mono_fast_ns();
 	WRITE_ONCE(w->task, t);
 	atomic_inc(&sp_det.nr_waiting);
 	sp_det.st.blocks++;
@@ -342,6 +347,45 @@ static void sp_probe_begin(void *data, void *lock, unsigned int flags)
 	sp_det_block(lock, kind, (flags & SP_LCB_F_READ) ? SP_HOLD_SHARED : SP_HOLD_EXCL);
 }
 
+/* The last long blockings of reported tasks (over 50 ms), with what the
+ * core knew about the lock when they ended: shown in /proc/superpass/stats
+ * to tell an untracked holder from a throttled or expired grant. */
+static void sp_det_note_long(struct sp_det_waiter *w, void *lock, struct sp_det_lock *l)
+{
+	u64 ns = ktime_get_mono_fast_ns() - w->start;
+	struct sp_long_blocking *r;
+	sp_tid_t owner = 0;
+	u32 untracked = 0;
+	int tracked;
+
+	if (ns < 50 * NSEC_PER_MSEC)
+		return;
+	sp_lock_owner(sp_core, w->key, &owner);
+	tracked = sp_lock_readers(sp_core, w->key, sp_det.readers,
+				  ARRAY_SIZE(sp_det.readers), &untracked);
+	r = &sp_det.longs[sp_det.nr_longs++ % SP_DET_LONGS];
+	r->tid = w->tid;
+	r->ms = ns / NSEC_PER_MSEC;
+	r->rwsem = l && l->kind == SP_LOCK_RWLOCK;
+	r->owner = owner;
+	r->tracked = tracked > 0 ? tracked : 0;
+	r->untracked = untracked;
+	r->readers_now = r->rwsem ? sp_det_readers_now(lock) : 0;
+}
+
+void sp_detect_get_longs(struct sp_long_blocking *out, unsigned int *nr)
+{
+	unsigned long flags;
+	unsigned int i, n;
+
+	raw_spin_lock_irqsave(&sp_det.lock, flags);
+	n = min_t(unsigned int, sp_det.nr_longs, SP_DET_LONGS);
+	for (i = 0; i < n; i++)
+		out[i] = sp_det.longs[(sp_det.nr_longs - n + i) % SP_DET_LONGS];
+	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
+	*nr = n;
+}
+
 static void sp_probe_end(void *data, void *lock, int ret)
 {
 	unsigned long key = (unsigned long)lock, flags;
@@ -365,6 +409,7 @@ static void sp_probe_end(void *data, void *lock, int ret)
 	}
 	sp_lock_unblocked(sp_core, w->tid, key, ret == 0);
 	l = sp_det_lock_find(key);
+	sp_det_note_long(w, lock, l);
 	if (ret == 0) {
 		/* We own it now, so whoever the core thinks held it let go:
 		 * that ends the grants made for it. Readers are reported by
@@ -390,6 +435,24 @@ static void sp_probe_exit(void *data, struct task_struct *p)
 
 	if (!sp_tid_ok(tid))
 		return;
+	if (atomic_read(&sp_det.nr_waiting) && sp_det_waiter_find(p)) {
+		unsigned long flags;
+		struct sp_det_waiter *w;
+
+		/* A wait whose end we never saw: the slot must not match
+		 * a future task_struct at the same address. */
+		raw_spin_lock_irqsave(&sp_det.lock, flags);
+		w = sp_det_waiter_find(p);
+		if (w) {
+			struct sp_det_lock *l = sp_det_lock_find(w->key);
+
+			if (!w->early && l && l->nwait)
+				l->nwait--;
+			WRITE_ONCE(w->task, NULL);
+			atomic_dec(&sp_det.nr_waiting);
+		}
+		raw_spin_unlock_irqrestore(&sp_det.lock, flags);
+	}
 	/* A marked tid that exits is dropped; its number may come back as
 	 * someone else. */
 	if (test_bit(tid, sp_critical_map))
@@ -398,6 +461,37 @@ static void sp_probe_exit(void *data, struct task_struct *p)
 	 * every exit is reported; unknown tids cost one lookup. */
 	if (sp_task_exit(sp_core, tid) == 0)
 		sp_det.st.exits++;
+}
+
+unsigned int sp_detect_nr_waiting(void)
+{
+	return atomic_read(&sp_det.nr_waiting);
+}
+
+/*
+ * Called by the actuator thread every few ms while waits are in progress:
+ * report every wait older than @min_age_ns again. The core treats a repeat
+ * as the same wait and re-runs its policy, so a holder whose grant a
+ * throttle ended gets one again once its window allows, instead of staying
+ * unboosted until some new lock event happens (a nice-19 holder may need
+ * seconds to produce one).
+ */
+void sp_detect_refresh(u64 min_age_ns)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	struct sp_det_waiter *w;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&sp_det.lock, flags);
+	for (i = 0; i < SP_DET_WAITERS; i++) {
+		w = &sp_det.waiters[i];
+		if (w->task && !w->early && now - w->start >= min_age_ns) {
+			sp_lock_blocked(sp_core, w->tid, w->key, w->hold);
+			sp_det.st.refreshes++;
+		}
+	}
+	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
 }
 
 bool sp_detect_watched(unsigned long key)

@@ -6,8 +6,9 @@
  *             process (thread-group leader), all of its current threads are
  *             (un)marked. Read: one marked tid per line. Exited tids are
  *             dropped by the exit probe.
- *   stats     counters of the core, the detector and the actuator, and the
- *             blocking percentiles of critical threads.
+ *   stats     counters of the core, the detector and the actuator, the
+ *             blocking percentiles of critical threads, and the last few
+ *             blockings over 50 ms with what the core knew at their end.
  *   config    "key value" lines. depth, readers_k, budget_ms and
  *             throttle_permille size the core's tables and are load-time
  *             module parameters (read-only here); fifo_prio and
@@ -25,6 +26,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 
 #include "sp_kmod.h"
 
@@ -32,10 +34,12 @@
 
 static struct proc_dir_entry *sp_proc_dir;
 
-static ssize_t sp_proc_read_input(const char __user *ubuf, size_t len, char *buf,
-				  size_t cap)
+static ssize_t sp_proc_read_input(struct file *file, const char __user *ubuf,
+				  size_t len, char *buf, size_t cap)
 {
-	if (!capable(CAP_SYS_NICE))
+	/* Both the opener and the writer: an fd handed to a privileged
+	 * process must not let an unprivileged opener mark threads. */
+	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_NICE) || !capable(CAP_SYS_NICE))
 		return -EPERM;
 	if (len == 0 || len >= cap) {
 		pr_warn("superpass: /proc/superpass write of %zu bytes rejected (1..%zu)\n",
@@ -81,7 +85,7 @@ static ssize_t sp_critical_write(struct file *file, const char __user *ubuf,
 	ssize_t ret;
 	int nr;
 
-	ret = sp_proc_read_input(ubuf, len, buf, sizeof(buf));
+	ret = sp_proc_read_input(file, ubuf, len, buf, sizeof(buf));
 	if (ret < 0)
 		return ret;
 	s = strim(buf);
@@ -147,6 +151,8 @@ static const struct proc_ops sp_critical_ops = {
 
 static int sp_stats_show(struct seq_file *m, void *v)
 {
+	struct sp_long_blocking longs[SP_DET_LONGS];
+	unsigned int i, nr_longs;
 	struct sp_detect_stats d;
 	struct sp_act_stats a;
 	struct sp_stats s;
@@ -199,6 +205,7 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "detect_waiter_full %llu\n", d.waiter_full);
 	seq_printf(m, "detect_reader_events %llu\n", d.reader_events);
 	seq_printf(m, "detect_reader_hints %llu\n", d.reader_hints);
+	seq_printf(m, "detect_refreshes %llu\n", d.refreshes);
 	seq_printf(m, "detect_exits %llu\n", d.exits);
 	seq_printf(m, "reader_hook_misses %llu\n", sp_param_readers ? sp_readers_missed() : 0);
 	seq_printf(m, "act_boosts %llu\n", a.boosts);
@@ -210,6 +217,12 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "act_rescans %llu\n", a.rescans);
 	seq_printf(m, "act_ticks %llu\n", a.ticks);
 	seq_printf(m, "act_reclaimed %llu\n", a.reclaimed);
+	sp_detect_get_longs(longs, &nr_longs);
+	for (i = 0; i < nr_longs; i++)
+		seq_printf(m, "long_blocking tid %d ms %llu %s owner %llu readers_tracked %u untracked %u readers_now %lu\n",
+			   longs[i].tid, longs[i].ms, longs[i].rwsem ? "rwsem" : "mutex",
+			   longs[i].owner, longs[i].tracked, longs[i].untracked,
+			   longs[i].readers_now);
 	kvfree(h);
 	return 0;
 }
@@ -246,7 +259,7 @@ static ssize_t sp_config_write(struct file *file, const char __user *ubuf,
 	unsigned int val;
 	ssize_t ret;
 
-	ret = sp_proc_read_input(ubuf, len, buf, sizeof(buf));
+	ret = sp_proc_read_input(file, ubuf, len, buf, sizeof(buf));
 	if (ret < 0)
 		return ret;
 	s = strim(buf);
@@ -298,9 +311,11 @@ int sp_proc_init(void)
 	sp_proc_dir = proc_mkdir("superpass", NULL);
 	if (!sp_proc_dir)
 		return -ENOMEM;
-	if (!proc_create("critical", 0644, sp_proc_dir, &sp_critical_ops) ||
+	/* World-writable on purpose: the gate is CAP_SYS_NICE, checked on
+	 * every write, not uid 0. */
+	if (!proc_create("critical", 0666, sp_proc_dir, &sp_critical_ops) ||
 	    !proc_create("stats", 0444, sp_proc_dir, &sp_stats_ops) ||
-	    !proc_create("config", 0644, sp_proc_dir, &sp_config_ops)) {
+	    !proc_create("config", 0666, sp_proc_dir, &sp_config_ops)) {
 		proc_remove(sp_proc_dir);
 		sp_proc_dir = NULL;
 		return -ENOMEM;
