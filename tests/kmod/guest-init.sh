@@ -41,6 +41,25 @@ for sc in inode mmap; do
 	dmesg | sed -n "$from,\$p" | grep -q "critical: expected TID" && ok=1 || ok=0
 	check "${sc}_bad_input_logged" $ok ""
 done
+# Load, mark every thread of a running inversion, unload: three times, under
+# load. Afterwards no thread of it may be left in SCHED_FIFO (policy 1 in
+# field 41 of /proc/PID/task/TID/stat).
+/spw --scenario mmap --seconds 600 >/dev/null &
+spw_pid=$!
+sleep 1
+ok=1
+for i in 1 2 3; do
+	insmod /superpass.ko selftest=0 || ok=0
+	echo $spw_pid > /proc/superpass/critical || ok=0
+	sleep 1
+	rmmod superpass || ok=0
+done
+fifo=$(cat /proc/$spw_pid/task/*/stat 2>/dev/null | awk '$41 != 0' | wc -l)
+[ "$fifo" = 0 ] || ok=0
+check cycles_under_load $ok "threads left non-SCHED_OTHER: $fifo"
+kill $spw_pid
+wait $spw_pid 2>/dev/null
+
 # The rest of the interface, once, on a fresh load with reader tracking off.
 if insmod /superpass.ko readers=0 selftest=0; then ok=1; else ok=0; fi
 check load_readers_off $ok ""

@@ -89,7 +89,7 @@ want() { # a check that must be reported PASS
 }
 for c in dmesg_clean load_readers_off config_reader_tracking_off config_set_fifo_prio \
 	config_depth_is_load_time config_readers_need_hooks mark_pid_marks_threads unmark_pid \
-	unknown_tid_rejected rmmod_readers_off; do
+	unknown_tid_rejected rmmod_readers_off cycles_under_load; do
 	want $c
 done
 for sc in inode mmap; do
