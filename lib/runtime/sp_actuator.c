@@ -150,9 +150,10 @@ static void sp_act_log(const char *what, sp_tid_t tid, const struct sp_sched_att
 
 	if (sp_act.log_fd < 0)
 		return;
-	n = snprintf(line, sizeof(line), "%s pid=%d tid=%llu policy=%u prio=%u nice=%d rc=%d\n",
-		     what, (int)getpid(), (unsigned long long)tid, a->sched_policy,
-		     a->sched_priority, a->sched_nice, rc);
+	n = snprintf(line, sizeof(line),
+		     "%s t=%llu pid=%d tid=%llu policy=%u prio=%u nice=%d rc=%d\n", what,
+		     (unsigned long long)sp_rt_now_ns(NULL), (int)getpid(), (unsigned long long)tid,
+		     a->sched_policy, a->sched_priority, a->sched_nice, rc);
 	if (n > 0 && write(sp_act.log_fd, line, (size_t)n) < 0)
 		return;
 }
@@ -293,18 +294,52 @@ static int sp_act_undo(struct sp_act_slot *s)
 	return rc == -ESRCH ? 0 : rc;
 }
 
+/*
+ * A thread that ends its own fast track (it released the lock) would lower
+ * its priority while the core still holds that task's boost lock, and the
+ * kernel may preempt it right there: every other thread that needs the
+ * lock (the critical waiter granting a new fast track to this very thread)
+ * would then wait for a nice 19 thread to get a CPU again. So a restore of
+ * the calling thread is only recorded here and applied by sp_rt_leave(),
+ * once the thread is out of the core.
+ */
 int sp_act_restore(void *ctx, sp_tid_t tid)
 {
+	struct sp_rt_thread *self = &sp_rt_self_state;
 	struct sp_act_slot *s;
 	int rc = 0;
 
 	(void)ctx;
 	pthread_mutex_lock(&sp_act.lock);
 	s = sp_act_find(tid, 0);
-	if (s)
+	if (s && tid == self->tid && self->guard > 0) {
+		if (s->changed) {
+			self->restore_to = s->saved;
+			self->restore_pending = 1;
+		}
+		sp_act.restores++;
+		__atomic_sub_fetch(&sp_act.active, 1, __ATOMIC_RELAXED);
+		s->tid = SP_ACT_TOMB;
+	} else if (s) {
 		rc = sp_act_undo(s);
+	}
 	pthread_mutex_unlock(&sp_act.lock);
 	return rc;
+}
+
+void sp_act_flush_self(void)
+{
+	struct sp_rt_thread *self = &sp_rt_self_state;
+	int rc;
+
+	self->restore_pending = 0;
+	rc = sp_sched_setattr(0, &self->restore_to);
+	if (rc && rc != -ESRCH) {
+		pthread_mutex_lock(&sp_act.lock);
+		sp_act.errors++;
+		pthread_mutex_unlock(&sp_act.lock);
+	}
+	sp_act_log("restore", self->tid, &self->restore_to, rc);
 }
 
 void sp_act_restore_all(void)

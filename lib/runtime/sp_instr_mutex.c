@@ -5,9 +5,12 @@
  * codes are glibc's; we only report what happened:
  *   - uncontended: trylock succeeds -> one acquire event;
  *   - contended: block event, the real (blocking or timed) lock, unblock;
- *   - unlock: the release event goes first, so a fast-tracked holder is
- *     restored while it still owns the lock and the graph never shows two
- *     owners.
+ *   - unlock: the release event comes after glibc's unlock. Ending a fast
+ *     track lowers the caller's priority, and the kernel may preempt it on
+ *     the spot: doing that while the lock is still held would strand the
+ *     lock with a low-priority owner (measured: hundreds of ms). The core
+ *     clears the owner only if it is still the caller, so a new owner that
+ *     reported first is kept.
  * Recursive re-locks and errorcheck self-deadlocks produce no event: glibc's
  * owner field (__data.__owner, the TID; PI/robust keep flag bits above
  * FUTEX_TID_MASK) tells us the caller already owns the mutex.
@@ -92,12 +95,16 @@ int sp_instr_mutex_unlock(pthread_mutex_t *m)
 {
 	struct sp_core *core;
 	sp_tid_t self;
+	bool last;
+	int rc;
 
 	if (sp_rt_guarded() || !(core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE)))
 		return sp_real.mutex_unlock(m);
 	self = sp_rt_thread(core);
-	if (sp_mx_owner(m) == self &&
-	    !(sp_mx_type(m) == PTHREAD_MUTEX_RECURSIVE && m->__data.__count > 1))
+	last = sp_mx_owner(m) == self &&
+	       !(sp_mx_type(m) == PTHREAD_MUTEX_RECURSIVE && m->__data.__count > 1);
+	rc = sp_real.mutex_unlock(m);
+	if (rc == 0 && last)
 		sp_instr_released(self, m, SP_HOLD_EXCL);
-	return sp_real.mutex_unlock(m);
+	return rc;
 }

@@ -93,12 +93,18 @@ int sp_instr_rwlock_trywrlock(pthread_rwlock_t *rw)
 
 int sp_instr_rwlock_unlock(pthread_rwlock_t *rw)
 {
+	enum sp_hold hold;
 	struct sp_core *core;
 	sp_tid_t self;
+	int rc;
 
 	if (sp_rt_guarded() || !(core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE)))
 		return sp_real.rwlock_unlock(rw);
 	self = sp_rt_thread(core);
-	sp_instr_released(self, rw, sp_rw_writer(rw) == self ? SP_HOLD_EXCL : SP_HOLD_SHARED);
-	return sp_real.rwlock_unlock(rw);
+	hold = sp_rw_writer(rw) == self ? SP_HOLD_EXCL : SP_HOLD_SHARED;
+	rc = sp_real.rwlock_unlock(rw);
+	/* After the unlock, as for mutexes (see sp_instr_mutex.c). */
+	if (rc == 0)
+		sp_instr_released(self, rw, hold);
+	return rc;
 }

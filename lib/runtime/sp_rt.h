@@ -15,6 +15,8 @@
 #include <superpass/core.h>
 #include <superpass/runtime.h>
 
+#include "sp_sched_attr.h"
+
 /* Initial-exec TLS: no __tls_get_addr (which may allocate) on the lock
  * path, which matters in the interposer where allocation can take locks. */
 #define SP_TLS __thread __attribute__((tls_model("initial-exec")))
@@ -48,6 +50,8 @@ struct sp_rt_thread {
 	int guard;          /* > 0 while inside the runtime or the core */
 	int critical;       /* last critical state told to the core */
 	int exited;         /* the thread-exit destructor has run */
+	int restore_pending;            /* see sp_act_flush_self() */
+	struct sp_sched_attr restore_to;
 };
 extern SP_TLS struct sp_rt_thread sp_rt_self_state;
 
@@ -58,9 +62,14 @@ static inline void sp_rt_enter(void)
 	sp_rt_self_state.guard++;
 }
 
+/* Applies a restore of the calling thread that the actuator deferred. */
+void sp_act_flush_self(void);
+
 static inline void sp_rt_leave(void)
 {
-	sp_rt_self_state.guard--;
+	if (--sp_rt_self_state.guard == 0 &&
+	    __builtin_expect(sp_rt_self_state.restore_pending, 0))
+		sp_act_flush_self();
 }
 
 static inline bool sp_rt_guarded(void)

@@ -146,6 +146,7 @@ struct run {
 	struct hog hog[BENCH_MAX_THREADS];
 	struct bench_result *r;
 	int ui_err;
+	int trace;              /* SUPERPASS_BENCH_TRACE: one line per blocking */
 };
 
 static bool stopping(struct run *run)
@@ -265,6 +266,10 @@ static void ui_acquire(struct run *run, struct blk *l)
 		if (w > worst)
 			worst = w;
 	}
+	if (run->trace)
+		fprintf(stderr, "blocking t0=%llu t1=%llu ms=%.3f holders=%d (tid %d) wait_ms=%.3f\n",
+			(unsigned long long)t0, (unsigned long long)t1, (double)dur / 1e6, nh,
+			nh ? run->bg[holders[0]].tid : 0, (double)worst / 1e6);
 	r->blockings++;
 	sp_hist_record(&r->hist, dur);
 	r->blocked_ns += dur;
@@ -323,6 +328,7 @@ static int start_runtime(const struct bench_opts *o, uint32_t k)
 	if (k)
 		cfg.core.readers_per_lock = k;
 	cfg.quiet = false;
+	cfg.log_path = getenv("SUPERPASS_LOG"); /* actuator calls, for debugging */
 	return sp_runtime_init(&cfg);
 }
 
@@ -347,6 +353,7 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 	run->sc = sc;
 	run->po = po;
 	run->r = r;
+	run->trace = getenv("SUPERPASS_BENCH_TRACE") != NULL;
 	if (po == PO_SUPERPASS) {
 		rc = start_runtime(o, k);
 		if (rc) {
@@ -372,6 +379,7 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 		pthread_create(&run->hog[i].thread, NULL, hog_main, &run->hog[i]);
 	}
 	pthread_create(&ui, NULL, ui_main, run);
+
 	while (__atomic_load_n(&run->ready, __ATOMIC_ACQUIRE) < run->nr_bg + o->hogs + 1)
 		bench_sleep_ns(1000000);
 	if (po == PO_RTUI && run->ui_err) {
@@ -384,6 +392,7 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 	bench_sleep_ns((uint64_t)(o->duration_s * 1e9));
 	__atomic_store_n(&run->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(ui, NULL);
+
 	for (int i = 0; i < o->hogs; i++) {
 		pthread_join(run->hog[i].thread, NULL);
 		r->hog_iters += run->hog[i].iters;
@@ -398,6 +407,10 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 	if (po == PO_SUPERPASS) {
 		struct sp_runtime_stats st;
 
+		const char *stats = getenv("SUPERPASS_STATS");
+
+		if (stats && *stats) /* the runtime's own view, as the interposer writes it */
+			sp_runtime_write_json(stats);
 		if (sp_runtime_stats(&st) == 0) {
 			r->grants = st.core.grants;
 			r->expiries = st.core.expiries;
