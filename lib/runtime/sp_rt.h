@@ -17,6 +17,10 @@
 
 #include "sp_sched_attr.h"
 
+/* Everything declared below is internal to the library (or the interposer):
+ * hidden, so calls between our files are direct, not through the PLT. */
+#pragma GCC visibility push(hidden)
+
 /* Initial-exec TLS: no __tls_get_addr (which may allocate) on the lock
  * path, which matters in the interposer where allocation can take locks. */
 #define SP_TLS __thread __attribute__((tls_model("initial-exec")))
@@ -161,5 +165,7 @@ uint64_t sp_wd_ticks(void);
 
 /* Monotonic clock for the core. */
 uint64_t sp_rt_now_ns(void *ctx);
+
+#pragma GCC visibility pop
 
 #endif /* SP_RT_H */

@@ -98,8 +98,8 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 		bench_print_summary(stdout, rs + first, n - first, sc);
 		fflush(stdout);
 	}
-	printf("\nblocking: critical thread's wait from lock request to acquisition; janky: frame "
-	       "work ending after its 8.33 ms deadline;\nhog_lost: background work lost vs none; "
+	printf("\nblocking: critical thread's wait from lock request to acquisition; janky: 8.33 ms "
+	       "deadlines passed before the frame's work was done;\nhog_lost: background work lost vs none; "
 	       "h_wait: share of blocking time the holders spent runnable but waiting for a CPU\n"
 	       "(/proc/self/task/TID/schedstat); grants/expired: fast tracks granted / ended by the "
 	       "budget.\n");
