@@ -4,7 +4,7 @@
  * Built static and run as root inside the guest (init is a busybox script).
  *
  *   inode  a critical thread (nice -10) does 4 KiB pwrite()s to a tmpfs file
- *          while nice-19 threads do 256 KiB pwrite()s to it: both take the
+ *          while nice-19 threads do 64 KiB pwrite()s to it: both take the
  *          inode's i_rwsem for writing, so the critical thread waits for a
  *          holder that gets almost no CPU next to the nice-0 hogs.
  *   mmap   the critical thread does mmap()+munmap() (mmap_lock writer) while
@@ -40,7 +40,7 @@
 #define NR_HOGS 4
 #define NR_HOLDERS 2
 #define MAX_SAMPLES 200000
-#define BIG_WRITE (256u << 10)
+#define BIG_WRITE (64u << 10)
 #define SMALL_WRITE 4096u
 #define FAULT_REGION (8u << 20)
 #define CRIT_MAP (64u << 10)
