@@ -65,7 +65,7 @@ int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 	const char *lib = bench_preload_path();
 	char scbuf[8], kbuf[16], prio[16], budget[32], pre[4200], *json;
 	char **args;
-	int fd1, fd2, status;
+	int fd1, fd2, status = 0;
 	pid_t pid;
 	FILE *f;
 

@@ -46,11 +46,13 @@ double bench_process_cpu_s(void)
 void bench_spin_cpu_us(uint32_t us)
 {
 	uint64_t end = bench_thread_cpu_ns() + (uint64_t)us * 1000u;
-	volatile uint64_t x = 0;
+	uint64_t x = 0;
 
-	while (bench_thread_cpu_ns() < end)
+	while (bench_thread_cpu_ns() < end) {
 		for (int i = 0; i < 200; i++)
 			x += (uint64_t)i;
+		__asm__ volatile("" : : "r"(x)); /* keep the work */
+	}
 }
 
 int bench_gettid(void)

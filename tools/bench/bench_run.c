@@ -227,7 +227,7 @@ static void *hog_main(void *arg)
 {
 	struct hog *h = arg;
 	char name[16];
-	volatile uint64_t x = 0;
+	uint64_t x = 0;
 
 	snprintf(name, sizeof(name), "sp-hog-%d", h->idx);
 	pthread_setname_np(pthread_self(), name);
@@ -236,6 +236,7 @@ static void *hog_main(void *arg)
 	while (!stopping(h->run)) {
 		for (int i = 0; i < 4096; i++)
 			x += (uint64_t)i * (uint64_t)i;
+		__asm__ volatile("" : : "r"(x)); /* keep the work */
 		__atomic_add_fetch(&h->iters, 4096, __ATOMIC_RELAXED);
 	}
 	return NULL;
