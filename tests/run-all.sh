@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The whole test suite, as CI runs it: three builds of everything with
 # warnings as errors (plain, AddressSanitizer+UBSan, ThreadSanitizer), each
-# running every ctest test. The kernel-module tests (label "kernel": the
+# running every ctest test. The kernel-module tests (label "kmod": the
 # module build and the QEMU boot) run in the plain build only: sanitizer
 # flags do not apply to the kernel.
 set -euo pipefail
@@ -22,6 +22,6 @@ run_build() {
 }
 
 run_build plain "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-run_build asan "-LE kernel" -DCMAKE_BUILD_TYPE=Debug -DSUPERPASS_SANITIZE=address,undefined
-run_build tsan "-LE kernel" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERPASS_SANITIZE=thread
+run_build asan "-LE kmod" -DCMAKE_BUILD_TYPE=Debug -DSUPERPASS_SANITIZE=address,undefined
+run_build tsan "-LE kmod" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERPASS_SANITIZE=thread
 echo "=== superpass: all three builds passed ==="
