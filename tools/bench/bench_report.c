@@ -6,6 +6,8 @@
 
 #include "bench.h"
 
+#define SP_BENCH_UNBOUNDED_K 64u /* the core's maximum: every reader tracked */
+
 void bench_result_finish(struct bench_result *r)
 {
 	if (!r->hist.count)
@@ -28,7 +30,9 @@ static double pct(double v, double base)
 
 static const char *label(const struct bench_result *r, char *buf, size_t cap)
 {
-	if (r->k && (r->policy == PO_SUPERPASS || r->policy == PO_PRELOAD))
+	if (r->k >= SP_BENCH_UNBOUNDED_K && r->policy == PO_SUPERPASS)
+		snprintf(buf, cap, "%s K=%u (all)", bench_policy_name[r->policy], r->k);
+	else if (r->k && (r->policy == PO_SUPERPASS || r->policy == PO_PRELOAD))
 		snprintf(buf, cap, "%s K=%u", bench_policy_name[r->policy], r->k);
 	else
 		snprintf(buf, cap, "%s", bench_policy_name[r->policy]);
@@ -67,7 +71,9 @@ void bench_print_row(FILE *f, const struct bench_result *r, const struct bench_r
 	fprintf(f, "%-22s %9llu %8.2f %8.2f %9.2f %8.2f %7llu %6llu", name,
 		(unsigned long long)r->blockings, ms(r->p50), ms(r->p99), ms(r->p999), ms(r->max),
 		(unsigned long long)r->frames, (unsigned long long)r->janky);
-	if (none && !none->skipped && none->hog_iters)
+	if (r == none)
+		fprintf(f, " %8s", "base");
+	else if (none && !none->skipped && none->hog_iters)
 		fprintf(f, " %7.1f%%", -pct((double)r->hog_iters / r->seconds,
 					    (double)none->hog_iters / none->seconds));
 	else
