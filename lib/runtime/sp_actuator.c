@@ -233,6 +233,12 @@ int sp_act_fast_track(void *ctx, sp_tid_t tid)
 	s = sp_act_find(tid, 0);
 	if (s)  /* already ours: the core refcounts, so this is a repeat */
 		goto out;
+	/* Only threads of this process: a process-shared mutex can name an
+	 * owner in another process, and tids are global. */
+	if (syscall(SYS_tgkill, getpid(), (pid_t)tid, 0) != 0) {
+		sp_act.gone++;
+		goto out;
+	}
 	rc = sp_sched_getattr((pid_t)tid, &saved);
 	if (rc) {
 		if (rc == -ESRCH)
