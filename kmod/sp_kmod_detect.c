@@ -58,6 +58,7 @@ struct sp_det_waiter {
 	unsigned long key;
 	pid_t tid;
 	enum sp_hold hold;
+	enum sp_lock_kind kind;
 	bool early;              /* a queued reader, not a reported wait */
 	bool reported;           /* early: told the core it holds the lock */
 	u64 start;               /* ktime_get_mono_fast_ns() at the block */
@@ -272,6 +273,7 @@ static void sp_det_block(void *lock, enum sp_lock_kind kind, enum sp_hold hold)
 	w->key = key;
 	w->tid = tid;
 	w->hold = hold;
+	w->kind = kind;
 	w->early = false;
 	w->reported = false;
 	w->start = ktime_get_mono_fast_ns();
@@ -316,6 +318,7 @@ static void sp_det_queued_reader(void *lock)
 	w->key = key;
 	w->tid = tid;
 	w->hold = SP_HOLD_SHARED;
+	w->kind = SP_LOCK_RWLOCK;
 	w->early = true;
 	WRITE_ONCE(w->task, t);
 	atomic_inc(&sp_det.nr_waiting);
@@ -470,11 +473,17 @@ unsigned int sp_detect_nr_waiting(void)
 
 /*
  * Called by the actuator thread every few ms while waits are in progress:
- * report every wait older than @min_age_ns again. The core treats a repeat
- * as the same wait and re-runs its policy, so a holder whose grant a
- * throttle ended gets one again once its window allows, instead of staying
- * unboosted until some new lock event happens (a nice-19 holder may need
- * seconds to produce one).
+ * for every wait older than @min_age_ns, read the lock's owner word again
+ * and report the wait again. The owner can change without an event we see
+ * (a mutex unlock or handoff emits nothing), and the core treats a repeated
+ * block as the same wait and re-runs its policy, so a new holder, or one
+ * whose grant a throttle ended, gets a grant instead of staying unboosted
+ * until some other event (a nice-19 holder may need seconds to produce one).
+ *
+ * The lock is alive: its waiter has not passed contention_end (the slot is
+ * cleared there, under sp_det.lock, which we hold). Holding a raw spinlock
+ * with interrupts off is an RCU read-side section, which keeps the owner's
+ * task_struct readable.
  */
 void sp_detect_refresh(u64 min_age_ns)
 {
@@ -487,6 +496,7 @@ void sp_detect_refresh(u64 min_age_ns)
 	for (i = 0; i < SP_DET_WAITERS; i++) {
 		w = &sp_det.waiters[i];
 		if (w->task && !w->early && now - w->start >= min_age_ns) {
+			sp_det_sync_owner(w->key, (void *)w->key, w->kind, w->tid);
 			sp_lock_blocked(sp_core, w->tid, w->key, w->hold);
 			sp_det.st.refreshes++;
 		}

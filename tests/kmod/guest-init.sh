@@ -18,7 +18,7 @@ check() { # name ok(0/1) detail
 	if [ "$2" = 1 ]; then echo "SPT_CHECK $1 PASS $3"; else echo "SPT_CHECK $1 FAIL $3"; fi
 }
 
-for sc in inode mmap; do
+for sc in inode mmap fpos; do
 	echo "SPT phase $sc base"
 	/spw --scenario $sc --seconds $SECS | sed "s/^/SPT $sc base /"
 	echo "SPT phase $sc module"

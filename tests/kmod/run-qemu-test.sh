@@ -92,7 +92,7 @@ for c in dmesg_clean load_readers_off config_reader_tracking_off config_set_fifo
 	unknown_tid_rejected rmmod_readers_off cycles_under_load; do
 	want $c
 done
-for sc in inode mmap; do
+for sc in inode mmap fpos; do
 	for c in insmod selftest bad_input_rejected bad_input_logged unloaded; do want "${sc}_$c"; done
 	for c in mark_critical critical_dropped_on_exit restored_after_run rmmod_under_load restored_after_rmmod; do
 		if grep -qE "^SPT $sc module SPW_CHECK $c PASS" "$WORK/spt.txt" &&
@@ -107,13 +107,13 @@ for sc in inode mmap; do
 	blk=$(fig module _STATS detect_blocks); blk=${blk:-0}
 	if [ "$blk" -gt 0 ]; then echo "ok   ${sc}_contention_seen ($blk)"; else echo "FAIL ${sc}_contention_seen"; fails=$((fails + 1)); fi
 	# Holders must be fast-tracked; the critical thread never is (nothing
-	# blocks on it), nor, in the inode case, the hogs (they take no lock).
+	# blocks on it), nor, in the file cases, the hogs (they take no lock).
 	# Others can be real holders (khugepaged reads every mm's mmap_lock).
 	holders=$(sed -n "s/^SPT $sc module SPW holder_tid //p" "$WORK/spt.txt" | tr '\n' ' ')
 	nboost=0; wrong=""; others=""
 	while read -r _ _ _ tid comm; do
 		if [[ " $holders " == *" $tid "* ]]; then nboost=$((nboost + 1))
-		elif [ "$comm" = sp-crit ] || { [ $sc = inode ] && [ "$comm" = sp-hog ]; }; then wrong="$wrong $tid($comm)"
+		elif [ "$comm" = sp-crit ] || { [ $sc != mmap ] && [ "$comm" = sp-hog ]; }; then wrong="$wrong $tid($comm)"
 		else others="$others $tid($comm)"; fi
 	done < <(grep -E "^SPT $sc boost " "$WORK/spt.txt")
 	if [ "$nboost" -gt 0 ] && [ -z "$wrong" ]; then
@@ -130,10 +130,10 @@ fi
 echo
 echo "== figures (benchmark, not asserted; $KVER, ${ACCEL[*]}, 2 vCPUs, ${SECS}s per run)"
 echo "base: no module; idle: module loaded, nothing marked (probe cost); module: critical thread marked"
-echo "work/s: KiB written (inode) or pages faulted (mmap) by the nice-19 threads"
+echo "work/s: KiB written (inode, fpos) or pages faulted (mmap) by the nice-19 threads"
 printf "%-6s %-7s %7s %9s %11s %11s %11s %11s %11s\n" scen mode ops p50_us p99_us p99.9_us max_us \
 	hog_iter/s work/s
-for sc in inode mmap; do
+for sc in inode mmap fpos; do
 	for mode in base idle module; do
 		g() { sed -n "s/^SPT $sc $mode SPW $1 //p" "$WORK/spt.txt" | head -1; }
 		printf "%-6s %-7s %7s %9s %11s %11s %11s %11s %11s\n" $sc $mode "$(g ops)" "$(g p50_us)" \

@@ -9,6 +9,9 @@
  *          holder that gets almost no CPU next to the nice-0 hogs.
  *   mmap   the critical thread does mmap()+munmap() (mmap_lock writer) while
  *          nice-19 threads fault pages in and drop them (mmap_lock readers).
+ *   fpos   like inode, but with lseek()+write() on one shared file
+ *          description: each call takes the file's f_pos_lock, a struct
+ *          mutex, for its whole length (then the inode's i_rwsem).
  *
  * Four nice-0 CPU hogs run throughout; their iterations per second are the
  * throughput figure. With --module, the critical thread is marked through
@@ -131,11 +134,15 @@ static void *holder_main(void *arg)
 
 	set_self("sp-holder", 19);
 	atomic_store(&holder_tids[idx], gettid_());
-	if (!strcmp(scenario, "inode")) {
+	if (!strcmp(scenario, "inode") || !strcmp(scenario, "fpos")) {
+		bool fpos = !strcmp(scenario, "fpos");
+
 		buf = malloc(BIG_WRITE);
 		memset(buf, 'h', BIG_WRITE);
 		while (!atomic_load(&stop_all)) {
-			if (pwrite(data_fd, buf, BIG_WRITE, 0) < 0)
+			if (fpos ? (lseek(data_fd, 0, SEEK_SET) < 0 ||
+				    write(data_fd, buf, BIG_WRITE) < 0) :
+				   pwrite(data_fd, buf, BIG_WRITE, 0) < 0)
 				break;
 			atomic_fetch_add_explicit(&holder_work, BIG_WRITE >> 10,
 						  memory_order_relaxed);
@@ -208,6 +215,10 @@ static void *crit_main(void *arg)
 
 		if (!strcmp(scenario, "inode")) {
 			if (pwrite(data_fd, small, sizeof(small), 0) < 0)
+				break;
+		} else if (!strcmp(scenario, "fpos")) {
+			if (lseek(data_fd, 0, SEEK_SET) < 0 ||
+			    write(data_fd, small, sizeof(small)) < 0)
 				break;
 		} else {
 			char *p = mmap(NULL, CRIT_MAP, PROT_READ | PROT_WRITE,
@@ -304,12 +315,12 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--no-mark"))
 			no_mark = true;
 		else {
-			fprintf(stderr, "usage: %s [--scenario inode|mmap] [--seconds N] [--module [--no-mark]]\n",
+			fprintf(stderr, "usage: %s [--scenario inode|mmap|fpos] [--seconds N] [--module [--no-mark]]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (strcmp(scenario, "inode") && strcmp(scenario, "mmap")) {
+	if (strcmp(scenario, "inode") && strcmp(scenario, "mmap") && strcmp(scenario, "fpos")) {
 		fprintf(stderr, "unknown scenario %s\n", scenario);
 		return 2;
 	}
