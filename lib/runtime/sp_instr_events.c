@@ -36,27 +36,42 @@ void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold)
 	sp_rt_leave();
 }
 
-/* @glibc_owner: the exclusive owner glibc records in the lock word (0 if
- * none). A lock the core has never seen (taken before the runtime existed,
- * or on a path that is not instrumented) has no owner in the graph: tell
- * the core who holds it so the policy can act. A lock the core knows is
- * left alone: its owner is reported by the owner itself, and a release is
- * reported before glibc's unlock, so glibc's owner field may lag. */
+/*
+ * @owner_of reads the exclusive owner glibc records in the lock word (0 if
+ * none). The core may not know it yet: the owner took the lock with a
+ * trylock and was preempted before reporting the acquire (seen on this
+ * machine: a nice 19 holder stuck 67 ms in that window, so the critical
+ * waiter found no owner and nobody was fast-tracked), or the lock was taken
+ * on a path that is not instrumented. When the waiter matters to the policy
+ * (critical, or fast-tracked on behalf of a critical task), tell the core
+ * who holds the lock. glibc's owner can be stale by the time the core hears
+ * it, so read it again afterwards and take the report back if the owner has
+ * changed meanwhile (the core clears an owner only if it is still the one
+ * named). The owner's own acquire report may then come on top of ours:
+ * harmless (the owner is set, not counted), except that the core counts one
+ * more acquire than release.
+ */
 void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
-		      sp_tid_t glibc_owner)
+		      sp_tid_t (*owner_of)(const void *lock))
 {
 	struct sp_core *core = sp_ev_core();
 	sp_lock_key_t key = (sp_lock_key_t)(uintptr_t)lock;
+	sp_tid_t owner = owner_of(lock);
 
 	if (!core)
 		return;
 	sp_rt_enter();
 	sp_rt_thread_check_name(core);
-	if (glibc_owner && glibc_owner != self) {
+	if (owner && owner != self &&
+	    (sp_rt_self_state.critical || sp_task_boosted(core, self) > 0)) {
 		sp_tid_t known = 0;
+		int r = sp_lock_owner(core, key, &known);
 
-		if (sp_lock_owner(core, key, &known) == -ENOENT)
-			sp_lock_acquired(core, glibc_owner, key, SP_HOLD_EXCL);
+		if (r == -ENOENT || (r >= 0 && known == 0)) {
+			sp_lock_acquired(core, owner, key, SP_HOLD_EXCL);
+			if (owner_of(lock) != owner)
+				sp_lock_released(core, owner, key, SP_HOLD_EXCL);
+		}
 	}
 	sp_lock_blocked(core, self, key, hold);
 	sp_rt_leave();

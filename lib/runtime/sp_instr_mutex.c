@@ -29,6 +29,11 @@ static inline sp_tid_t sp_mx_owner(const pthread_mutex_t *m)
 			  SP_FUTEX_TID_MASK);
 }
 
+static sp_tid_t sp_mx_owner_of(const void *lock)
+{
+	return sp_mx_owner(lock);
+}
+
 static inline int sp_mx_type(const pthread_mutex_t *m)
 {
 	return __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & SP_MUTEX_KIND_MASK;
@@ -68,7 +73,7 @@ int sp_instr_mutex_lock(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
 	}
 	if (rc != EBUSY)
 		return rc;
-	sp_instr_blocked(self, m, SP_HOLD_EXCL, sp_mx_owner(m));
+	sp_instr_blocked(self, m, SP_HOLD_EXCL, sp_mx_owner_of);
 	rc = sp_mx_real_wait(m, wk, clk, abstime);
 	sp_instr_unblocked(self, m, SP_HOLD_EXCL, rc == 0 || rc == EOWNERDEAD);
 	return rc;

@@ -16,6 +16,11 @@ static inline sp_tid_t sp_rw_writer(const pthread_rwlock_t *rw)
 						       __ATOMIC_RELAXED);
 }
 
+static sp_tid_t sp_rw_writer_of(const void *lock)
+{
+	return sp_rw_writer(lock);
+}
+
 static int sp_rw_real(pthread_rwlock_t *rw, enum sp_hold hold, enum sp_wait_kind wk,
 		      clockid_t clk, const struct timespec *abstime)
 {
@@ -52,7 +57,7 @@ static int sp_rw_lock(pthread_rwlock_t *rw, enum sp_hold hold, enum sp_wait_kind
 	}
 	if (rc != EBUSY)
 		return rc;
-	sp_instr_blocked(self, rw, hold, sp_rw_writer(rw));
+	sp_instr_blocked(self, rw, hold, sp_rw_writer_of);
 	rc = sp_rw_real(rw, hold, wk, clk, abstime);
 	sp_instr_unblocked(self, rw, hold, rc == 0);
 	return rc;

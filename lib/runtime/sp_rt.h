@@ -140,7 +140,7 @@ int sp_instr_rwlock_unlock(pthread_rwlock_t *rw);
 /* Slow-path helpers shared by mutex and rwlock instrumentation. */
 void sp_instr_acquired(sp_tid_t self, const void *lock, enum sp_hold hold);
 void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
-		      sp_tid_t glibc_owner);
+		      sp_tid_t (*owner_of)(const void *lock));
 void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool acquired);
 void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold);
 
