@@ -41,7 +41,9 @@ KDIR=/usr/src/linux-headers-$KVER
 [ -d "$KDIR" ] || KDIR=/lib/modules/$KVER/build
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
 BUSYBOX=/bin/busybox
-file -L "$BUSYBOX" 2>/dev/null | grep -q "statically linked" || skip "static busybox missing (apt-get install busybox-static)"
+# busybox-static: the plain busybox package is dynamically linked.
+[ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1 || skip "static busybox missing (apt-get install busybox-static)"
+command -v cpio >/dev/null || skip "cpio missing (apt-get install cpio)"
 [ -e /usr/lib/x86_64-linux-gnu/libpthread.a ] || [ -e /usr/lib/x86_64-linux-gnu/libc.a ] || skip "static libc missing (libc6-dev)"
 
 rm -rf "$WORK"
