@@ -54,6 +54,7 @@ struct holder {
 	int exit_holding;   /* return while holding (robust mutex) */
 	int fork_child;     /* fork while boosted; child reports its policy */
 	int nice_mode;      /* the actuator lowers nice instead of SCHED_FIFO */
+	int unreported;     /* lock/unlock behind the runtime's back (plain pthread) */
 	pid_t tid;
 	int locked;
 	int boosted;
@@ -69,7 +70,8 @@ static void *holder_main(void *arg)
 	sp_test_set_nice(19);
 	h->tid = sp_test_gettid();
 	sp_sched_getattr(0, &h->before);
-	if (sp_mutex_lock(h->m) != 0)
+	if (h->unreported ? pthread_mutex_lock((pthread_mutex_t *)(void *)h->m->opaque.bytes)
+			  : sp_mutex_lock(h->m))
 		return NULL;
 	__atomic_store_n(&h->locked, 1, __ATOMIC_RELEASE);
 	h->boosted = SP_WAIT_FOR(sp_test_policy(0) == SCHED_FIFO ||
@@ -90,7 +92,10 @@ static void *holder_main(void *arg)
 		h->restored_before_unlock = SP_WAIT_FOR(sp_test_policy(0) != SCHED_FIFO);
 	if (h->exit_holding)
 		return NULL;
-	sp_mutex_unlock(h->m);
+	if (h->unreported)
+		pthread_mutex_unlock((pthread_mutex_t *)(void *)h->m->opaque.bytes);
+	else
+		sp_mutex_unlock(h->m);
 	/* The grant may end a moment later on the granting thread (the core
 	 * validates a new grant after publishing it): wait, bounded. */
 	SP_WAIT_FOR(sp_sched_getattr(0, &h->after) == 0 && sp_sched_attr_same(&h->after, &h->before));
@@ -143,6 +148,28 @@ static void test_boost_and_exact_restore(void **state)
 	assert_int_equal(st.act_fast_tracks, st.act_restores);
 	assert_int_equal(st.act_boosted_now, 0);
 	assert_int_equal(st.core.boosted_now, 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+/* The core never heard that the holder took the lock (as when an owner is
+ * preempted between its trylock and its acquire report): the critical
+ * waiter names glibc's owner, the holder is boosted, and the boost ends
+ * when the waiter gets the lock. */
+static void test_unreported_owner_boosted(void **state)
+{
+	sp_mutex_t m;
+	struct holder h = { .m = &m, .unreported = 1 };
+	struct sp_runtime_stats st;
+
+	(void)state;
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	run_holder(&h);
+	assert_true(h.boosted);
+	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
+	assert_true(sp_sched_attr_same(&h.after, &h.before));
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_int_equal(st.act_boosted_now, 0);
 	assert_int_equal(sp_mutex_destroy(&m), 0);
 }
 
@@ -287,6 +314,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_boost_and_exact_restore, teardown),
+		cmocka_unit_test_teardown(test_unreported_owner_boosted, teardown),
 		cmocka_unit_test_teardown(test_nice_mode_boost_and_restore, teardown),
 		cmocka_unit_test_teardown(test_budget_expiry, teardown),
 		cmocka_unit_test_teardown(test_exit_while_boosted, teardown),
