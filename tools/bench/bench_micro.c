@@ -106,7 +106,7 @@ static int preload_pair(char **argv, double *mutex_ns, double *rd_ns)
 		char *args[] = { argv[0], "bench", "micro", "--internal-child", "--iters", iters_s,
 				 NULL };
 
-		snprintf(pre, sizeof(pre), "%s", lib);
+		bench_preload_env(pre, sizeof(pre), lib);
 		setenv("LD_PRELOAD", pre, 1);
 		setenv("SUPERPASS_QUIET", "1", 1);
 		dup2(fds[1], STDOUT_FILENO);

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,31 @@ const char *bench_preload_path(void)
 		}
 	}
 	return NULL;
+}
+
+static int find_san(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	char *out = arg;
+
+	(void)size;
+	if (info->dlpi_name && (strstr(info->dlpi_name, "/libasan.so") ||
+				strstr(info->dlpi_name, "/libtsan.so"))) {
+		snprintf(out, 1024, "%s", info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
+/* The LD_PRELOAD value for a re-executed child: a sanitizer runtime this
+ * very binary uses must come first (sanitized builds), then the interposer. */
+void bench_preload_env(char *out, size_t cap, const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char san[1024] = "";
+
+	dl_iterate_phdr(find_san, san);
+	snprintf(out, cap, "%s%s%s%s%s", san, san[0] ? ":" : "", old && *old ? old : "",
+		 old && *old ? ":" : "", lib);
 }
 
 static long long json_num(const char *json, const char *key)
@@ -99,10 +125,7 @@ int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		const char *old = getenv("LD_PRELOAD");
-
-		snprintf(pre, sizeof(pre), "%s%s%s", old && *old ? old : "",
-			 old && *old ? ":" : "", lib);
+		bench_preload_env(pre, sizeof(pre), lib);
 		snprintf(kbuf, sizeof(kbuf), "%u", k ? k : 4u);
 		snprintf(prio, sizeof(prio), "%d", o->prio);
 		snprintf(budget, sizeof(budget), "%u", o->budget_ms * 1000u);
