@@ -233,6 +233,24 @@ int sp_act_fast_track(void *ctx, sp_tid_t tid)
 	s = sp_act_find(tid, 0);
 	if (s)  /* already ours: the core refcounts, so this is a repeat */
 		goto out;
+	/* Boosted again before a deferred restore of itself was applied: the
+	 * thread still runs with our boost, and its true attributes are the
+	 * pending ones. Cancel the restore and keep them as the saved state. */
+	if (tid == sp_rt_self_state.tid && sp_rt_self_state.restore_pending) {
+		s = sp_act_find(tid, 1);
+		if (!s) {
+			rc = -ENOSPC;
+			sp_act.errors++;
+			goto out;
+		}
+		sp_rt_self_state.restore_pending = 0;
+		s->tid = tid;
+		s->saved = sp_rt_self_state.restore_to;
+		s->changed = 1;
+		__atomic_add_fetch(&sp_act.active, 1, __ATOMIC_RELAXED);
+		sp_act.fast_tracks++;
+		goto out;
+	}
 	/* Only threads of this process: a process-shared mutex can name an
 	 * owner in another process, and tids are global. */
 	if (syscall(SYS_tgkill, getpid(), (pid_t)tid, 0) != 0) {
