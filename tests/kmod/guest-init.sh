@@ -18,6 +18,7 @@ check() { # name ok(0/1) detail
 	if [ "$2" = 1 ]; then echo "SPT_CHECK $1 PASS $3"; else echo "SPT_CHECK $1 FAIL $3"; fi
 }
 
+/spw --micro | sed "s/^/SPT micro base /"
 for sc in inode mmap fpos; do
 	echo "SPT phase $sc base"
 	/spw --scenario $sc --seconds $SECS | sed "s/^/SPT $sc base /"
@@ -31,6 +32,7 @@ for sc in inode mmap fpos; do
 	# Bad input must be refused with EINVAL and a log line.
 	if echo bogus > /proc/superpass/critical 2>/dev/null; then ok=0; else ok=1; fi
 	check "${sc}_bad_input_rejected" $ok ""
+	[ $sc = inode ] && /spw --micro | sed "s/^/SPT micro loaded /"
 	# Probe cost alone: loaded, nothing marked (compare with base).
 	echo "SPT phase $sc idle"
 	/spw --scenario $sc --seconds $SECS --module --no-mark | sed "s/^/SPT $sc idle /"

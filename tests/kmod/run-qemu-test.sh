@@ -155,6 +155,11 @@ for sc in inode mmap fpos; do
 		printf "%s module stats %s %s\n" $sc $k "$(sed -n "s/^SPT $sc module SPW_STATS $k //p" "$WORK/spt.txt" | head -1)"
 	done
 done
+for k in micro_fault_ns micro_write_ns; do
+	b=$(sed -n "s/^SPT micro base SPW $k //p" "$WORK/spt.txt" | head -1)
+	m=$(sed -n "s/^SPT micro loaded SPW $k //p" "$WORK/spt.txt" | head -1)
+	echo "probe cost, no contention: $k without module ${b:-?}, loaded (nothing marked) ${m:-?}"
+done
 echo "console log: $WORK/console.txt"
 [ $fails -eq 0 ] || die "$fails check(s) failed"
 echo "PASS"
