@@ -69,6 +69,8 @@ int sp_act_start(void);
 void sp_act_stop(void);
 void sp_act_free(void);
 void sp_act_get_stats(struct sp_act_stats *out);
+/* Wakes the actuator thread (any context). */
+void sp_act_kick(void);
 extern const struct sp_host_ops sp_act_ops;
 
 /* sp_kmod_detect.c: lock:contention_* and sched_process_exit probes. */
@@ -78,6 +80,7 @@ struct sp_detect_stats {
 	u64 owner_changes;   /* owner word differed from the core's record */
 	u64 no_owner;        /* no exclusive owner visible (readers, handoff) */
 	u64 lock_evictions;  /* tracked-lock slots recycled */
+	u64 lock_expiries;   /* tracked locks forgotten after idling */
 	u64 waiter_full;     /* waiter table full: blocking not reported */
 	u64 reader_events;   /* reader hook events on watched locks */
 	u64 reader_hints;    /* queued readers reported as holders before they ran */
@@ -97,6 +100,9 @@ int sp_detect_init(void);
 void sp_detect_exit(void);
 void sp_detect_get_longs(struct sp_long_blocking *out, unsigned int *nr);
 unsigned int sp_detect_nr_waiting(void);
+/* Forgets locks nobody waits on and no critical task contended on for
+ * @idle_ns; returns how many rwsems stay watched. */
+unsigned int sp_detect_expire(u64 idle_ns);
 void sp_detect_refresh(u64 min_age_ns);
 void sp_detect_get_stats(struct sp_detect_stats *out);
 /* Reader hooks: is @key a lock an interesting task contended on? */
@@ -110,6 +116,9 @@ void sp_detect_reader_event(unsigned long key, enum sp_reader_op op);
 int sp_readers_init(void);
 void sp_readers_exit(void);
 u64 sp_readers_missed(void);
+/* Arms or disarms the hooks; sleeps. */
+void sp_readers_arm(bool on);
+void sp_readers_state(bool *armed, u64 *arms);
 
 /* sp_kmod_proc.c */
 int sp_proc_init(void);

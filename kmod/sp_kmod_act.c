@@ -35,6 +35,7 @@
 #define SP_TICK_NS (1 * NSEC_PER_MSEC)
 #define SP_RECLAIM_NS (1000 * NSEC_PER_MSEC)
 #define SP_REFRESH_NS (10 * NSEC_PER_MSEC)
+#define SP_WATCH_IDLE_NS (5000 * NSEC_PER_MSEC)  /* then a lock is forgotten */
 
 /* What we changed, to put back exactly. */
 struct sp_boost {
@@ -117,6 +118,12 @@ const struct sp_host_ops sp_act_ops = {
 	.fast_track = sp_act_fast_track,
 	.restore = sp_act_restore,
 };
+
+void sp_act_kick(void)
+{
+	if (!READ_ONCE(sp_act.dying))
+		irq_work_queue(&sp_act.iw);
+}
 
 static void sp_act_irq_work(struct irq_work *iw)
 {
@@ -350,6 +357,12 @@ static int sp_act_thread(void *unused)
 			sp_detect_refresh(SP_REFRESH_NS);
 			last_refresh = now;
 			sp_act_drain();
+		}
+		if (sp_param_readers) {
+			/* Hooks armed only while an rwsem is watched. */
+			unsigned int watched = sp_detect_expire(SP_WATCH_IDLE_NS);
+
+			sp_readers_arm(watched && READ_ONCE(sp_readers_on));
 		}
 		if (now - last_reclaim >= SP_RECLAIM_NS) {
 			int n = sp_core_reclaim(sp_core);

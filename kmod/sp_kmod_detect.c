@@ -51,6 +51,7 @@ struct sp_det_lock {
 	enum sp_lock_kind kind;
 	unsigned int nwait;      /* reported waiters blocked on it now */
 	u64 last_use;
+	u64 last_ns;             /* last contention by an interesting task */
 };
 
 struct sp_det_waiter {
@@ -76,7 +77,10 @@ static struct {
 	struct sp_detect_stats st;
 	struct tracepoint *tp_begin, *tp_end, *tp_exit;
 	bool on_begin, on_end, on_exit;
-} sp_det;
+} sp_det = {
+	/* Static: the actuator thread may call in before sp_detect_init(). */
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(sp_det.lock),
+};
 
 static struct sp_det_lock *sp_det_lock_find(unsigned long key)
 {
@@ -119,8 +123,11 @@ static struct sp_det_lock *sp_det_lock_get(unsigned long key, enum sp_lock_kind 
 	WRITE_ONCE(victim->key, key);
 	sp_lock_declare(sp_core, key, kind);
 	l = victim;
+	if (kind == SP_LOCK_RWLOCK)
+		sp_act_kick();  /* the reader hooks may need arming */
 found:
 	l->last_use = ++sp_det.clock;
+	l->last_ns = ktime_get_mono_fast_ns();
 	return l;
 }
 
@@ -504,6 +511,30 @@ void sp_detect_refresh(u64 min_age_ns)
 	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
 }
 
+unsigned int sp_detect_expire(u64 idle_ns)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	unsigned int i, rwsems = 0;
+	struct sp_det_lock *l;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&sp_det.lock, flags);
+	for (i = 0; i < SP_DET_LOCKS; i++) {
+		l = &sp_det.locks[i];
+		if (!l->key)
+			continue;
+		if (!l->nwait && now - l->last_ns > idle_ns) {
+			sp_lock_destroyed(sp_core, l->key);
+			WRITE_ONCE(l->key, 0);
+			sp_det.st.lock_expiries++;
+		} else if (l->kind == SP_LOCK_RWLOCK) {
+			rwsems++;
+		}
+	}
+	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
+	return rwsems;
+}
+
 bool sp_detect_watched(unsigned long key)
 {
 	unsigned int i;
@@ -560,7 +591,6 @@ int sp_detect_init(void)
 {
 	int ret;
 
-	raw_spin_lock_init(&sp_det.lock);
 	for_each_kernel_tracepoint(sp_det_find_tp, NULL);
 	if (!sp_det.tp_begin || !sp_det.tp_end || !sp_det.tp_exit) {
 		pr_err("superpass: tracepoints lock:contention_begin/end or sched_process_exit not found\n");

@@ -153,6 +153,8 @@ static int sp_stats_show(struct seq_file *m, void *v)
 {
 	struct sp_long_blocking longs[SP_DET_LONGS];
 	unsigned int i, nr_longs;
+	bool armed;
+	u64 arms;
 	struct sp_detect_stats d;
 	struct sp_act_stats a;
 	struct sp_stats s;
@@ -208,6 +210,10 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "detect_refreshes %llu\n", d.refreshes);
 	seq_printf(m, "detect_exits %llu\n", d.exits);
 	seq_printf(m, "reader_hook_misses %llu\n", sp_param_readers ? sp_readers_missed() : 0);
+	sp_readers_state(&armed, &arms);
+	seq_printf(m, "reader_hooks_armed %d\n", sp_param_readers && armed);
+	seq_printf(m, "reader_hook_arms %llu\n", arms);
+	seq_printf(m, "detect_lock_expiries %llu\n", d.lock_expiries);
 	seq_printf(m, "act_boosts %llu\n", a.boosts);
 	seq_printf(m, "act_restores %llu\n", a.restores);
 	seq_printf(m, "act_active %llu\n", a.active);

@@ -15,8 +15,15 @@
  * the kprobe core counts a miss instead of allocating. up_read(), up_write()
  * and downgrade_write() are plain kprobes at entry. With KPROBES_ON_FTRACE
  * (Debian) all of them go through the ftrace trampoline, not int3.
+ *
+ * Even filtered, a hook costs a trip through the kprobe machinery on every
+ * page fault, so the hooks are registered disarmed and the actuator thread
+ * arms them only while some rwsem is watched (sp_readers_arm); the detector
+ * forgets locks no critical task contended on for a few seconds. A system
+ * with no critical contention pays nothing here.
  */
 #include <linux/kprobes.h>
+#include <linux/mutex.h>
 #include <linux/ptrace.h>
 
 #include "sp_kmod.h"
@@ -110,6 +117,7 @@ static int sp_downgrade_pre(struct kprobe *p, struct pt_regs *regs)
 
 #define SP_KRP(sym, ret) {						\
 	.kp.symbol_name = sym,						\
+	.kp.flags = KPROBE_FLAG_DISABLED,				\
 	.entry_handler = sp_rd_entry,					\
 	.handler = ret,							\
 	.data_size = sizeof(struct sp_rd_data),				\
@@ -127,13 +135,51 @@ static struct kretprobe sp_krps[] = {
 };
 
 static struct kprobe sp_kps[] = {
-	{ .symbol_name = "up_read", .pre_handler = sp_up_read_pre },
-	{ .symbol_name = "up_write", .pre_handler = sp_up_write_pre },
-	{ .symbol_name = "downgrade_write", .pre_handler = sp_downgrade_pre },
+	{ .symbol_name = "up_read", .pre_handler = sp_up_read_pre,
+	  .flags = KPROBE_FLAG_DISABLED },
+	{ .symbol_name = "up_write", .pre_handler = sp_up_write_pre,
+	  .flags = KPROBE_FLAG_DISABLED },
+	{ .symbol_name = "downgrade_write", .pre_handler = sp_downgrade_pre,
+	  .flags = KPROBE_FLAG_DISABLED },
 };
 
 static bool sp_krp_on[ARRAY_SIZE(sp_krps)];
 static bool sp_kp_on[ARRAY_SIZE(sp_kps)];
+
+/* Serialises arming (actuator thread) against registration and exit. */
+static DEFINE_MUTEX(sp_rd_mutex);
+static bool sp_rd_registered, sp_rd_armed;
+static u64 sp_rd_arms;
+
+static void sp_readers_set_locked(bool on)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sp_krps); i++)
+		if (sp_krp_on[i])
+			on ? enable_kretprobe(&sp_krps[i]) : disable_kretprobe(&sp_krps[i]);
+	for (i = 0; i < ARRAY_SIZE(sp_kps); i++)
+		if (sp_kp_on[i])
+			on ? enable_kprobe(&sp_kps[i]) : disable_kprobe(&sp_kps[i]);
+	sp_rd_armed = on;
+	if (on)
+		sp_rd_arms++;
+}
+
+/* Sleeps (kprobe_mutex, text patching): actuator thread only. */
+void sp_readers_arm(bool on)
+{
+	mutex_lock(&sp_rd_mutex);
+	if (sp_rd_registered && on != sp_rd_armed)
+		sp_readers_set_locked(on);
+	mutex_unlock(&sp_rd_mutex);
+}
+
+void sp_readers_state(bool *armed, u64 *arms)
+{
+	*armed = READ_ONCE(sp_rd_armed);
+	*arms = READ_ONCE(sp_rd_arms);
+}
 
 int sp_readers_init(void)
 {
@@ -158,6 +204,9 @@ int sp_readers_init(void)
 		}
 		sp_kp_on[i] = true;
 	}
+	mutex_lock(&sp_rd_mutex);
+	sp_rd_registered = true;
+	mutex_unlock(&sp_rd_mutex);
 	return 0;
 err:
 	sp_readers_exit();
@@ -168,6 +217,10 @@ void sp_readers_exit(void)
 {
 	unsigned int i;
 
+	mutex_lock(&sp_rd_mutex);
+	sp_rd_registered = false;
+	sp_rd_armed = false;
+	mutex_unlock(&sp_rd_mutex);
 	/* Unregistering waits for running handlers (synchronize_rcu inside). */
 	for (i = 0; i < ARRAY_SIZE(sp_kps); i++) {
 		if (sp_kp_on[i])

@@ -150,7 +150,7 @@ for sc in inode mmap fpos; do
 		done
 	done
 	for k in blockings blocking_p50_ns blocking_p99_ns blocking_p999_ns grants expiries \
-		throttles grants_refused detect_refreshes reader_overflows detect_reader_events detect_reader_hints \
+		throttles grants_refused detect_refreshes reader_hook_arms detect_lock_expiries reader_overflows detect_reader_events detect_reader_hints \
 		act_boosts act_restores; do
 		printf "%s module stats %s %s\n" $sc $k "$(sed -n "s/^SPT $sc module SPW_STATS $k //p" "$WORK/spt.txt" | head -1)"
 	done

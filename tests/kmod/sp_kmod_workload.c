@@ -302,31 +302,40 @@ static void sleep_s(double s)
  * Probe cost on the hot paths, no contention and no hogs: one thread
  * faulting one page in and dropping it (mmap_lock read: down_read_trylock
  * and up_read hooks) and doing 64-byte write()s (f_pos_lock mutex, then
- * i_rwsem write: down_write and up_write hooks). ns per iteration.
+ * i_rwsem write: down_write and up_write hooks). ns per iteration, the
+ * best of five repetitions.
  */
 static int micro(void)
 {
-	const int iters = 100000;
+	const int iters = 30000, reps = 5;
 	char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char small[64] = { 0 };
-	uint64_t t0, t1;
+	uint64_t best_fault = UINT64_MAX, best_write = UINT64_MAX, t0, t1;
 
 	if (page == MAP_FAILED)
 		return 2;
-	t0 = now_ns();
-	for (int i = 0; i < iters; i++) {
-		page[0] = 1;
-		madvise(page, 4096, MADV_DONTNEED);
+	/* The minimum of a few repetitions: the guest shares its host. */
+	for (int r = 0; r < reps; r++) {
+		t0 = now_ns();
+		for (int i = 0; i < iters; i++) {
+			page[0] = 1;
+			madvise(page, 4096, MADV_DONTNEED);
+		}
+		t1 = now_ns();
+		if (t1 - t0 < best_fault)
+			best_fault = t1 - t0;
+		t0 = now_ns();
+		for (int i = 0; i < iters; i++)
+			if (lseek(data_fd, 0, SEEK_SET) < 0 ||
+			    write(data_fd, small, sizeof(small)) < 0)
+				return 2;
+		t1 = now_ns();
+		if (t1 - t0 < best_write)
+			best_write = t1 - t0;
 	}
-	t1 = now_ns();
-	printf("SPW micro_fault_ns %.0f\n", (double)(t1 - t0) / iters);
-	t0 = now_ns();
-	for (int i = 0; i < iters; i++)
-		if (lseek(data_fd, 0, SEEK_SET) < 0 || write(data_fd, small, sizeof(small)) < 0)
-			return 2;
-	t1 = now_ns();
-	printf("SPW micro_write_ns %.0f\n", (double)(t1 - t0) / iters);
+	printf("SPW micro_fault_ns %.0f\n", (double)best_fault / iters);
+	printf("SPW micro_write_ns %.0f\n", (double)best_write / iters);
 	return 0;
 }
 
