@@ -63,9 +63,12 @@ struct sp_config {
 	uint32_t throttle_permille; /* max boosted share of a window (default 500, 1..1000) */
 };
 
-/* What the host does for the core. Called with core-internal spinlocks
- * held: fast_track and restore must not sleep in the kernel (queue the work)
- * and must not call back into the core. */
+/* What the host does for the core. fast_track and restore are called with
+ * no core lock held, one call at a time per task and in order (a restore
+ * never overtakes the fast track it undoes). They may run in a kernel probe
+ * with preemption off: there they must queue the work, not sleep. They may
+ * query the core or report events (a target that runs at once on its new
+ * priority and releases its lock is fine). */
 struct sp_host_ops {
 	uint64_t (*now_ns)(void *ctx);                  /* monotonic clock, required */
 	int (*fast_track)(void *ctx, sp_tid_t tid);     /* required */
@@ -131,7 +134,8 @@ int sp_task_set_critical(struct sp_core *core, sp_tid_t tid, bool critical);
 int sp_task_is_critical(struct sp_core *core, sp_tid_t tid);
 /* The task is gone: its grants end, the locks it held are released. */
 int sp_task_exit(struct sp_core *core, sp_tid_t tid);
-/* 1 if the core currently wants @tid fast-tracked, 0 if not, -ENOENT. */
+/* 1 if the policy currently wants @tid fast-tracked, 0 if not, -ENOENT. A
+ * host that queues actuator work can apply this state when the work runs. */
 int sp_task_boosted(struct sp_core *core, sp_tid_t tid);
 
 /* ---- lock events (unknown tasks and locks are created on first sight) ---- */

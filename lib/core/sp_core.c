@@ -110,8 +110,10 @@ static void sp_task_init_slot(void *arg, uint32_t slot)
 	sp_atomic_store(&t->acquires, 0);
 	sp_atomic_store(&t->releases, 0);
 	sp_atomic_add(&t->gen, 1);
+	sp_atomic_store(&t->applying, 0);
 	sp_os_lock(&t->boost_lock);
 	t->dead = false;
+	t->want_boost = false;
 	t->boosted = false;
 	t->boost_start = 0;
 	t->window_start = 0;

@@ -42,25 +42,78 @@ uint64_t sp_throttle_used(struct sp_task *t, uint64_t now)
 	return t->window_used + (t->boosted && now > since ? now - since : 0);
 }
 
-/* Under t->boost_lock. */
-static void sp_task_unboost_locked(struct sp_core *core, struct sp_task *t, sp_tid_t tid,
-				   uint64_t now)
+/* One actuator call for @t and its bookkeeping. */
+static void sp_task_actuate(struct sp_core *core, struct sp_task *t, sp_tid_t tid, bool boost)
 {
-	sp_throttle_roll(core, t, now);
-	t->window_used = sp_throttle_used(t, now);
-	t->boosted = false;
-	sp_count(core, SP_C_RESTORES);
-	sp_atomic_add(&core->counters[SP_C_BOOSTED_NOW], (uint64_t)-1);
-	if (core->ops.restore(core->ctx, tid) < 0)
+	uint64_t now = sp_now(core);
+	int rc;
+
+	if (boost) {
+		sp_count(core, SP_C_FAST_TRACKS);
+		rc = core->ops.fast_track(core->ctx, tid);
+	} else {
+		sp_count(core, SP_C_RESTORES);
+		rc = core->ops.restore(core->ctx, tid);
+	}
+	if (rc < 0)
 		sp_count(core, SP_C_ACTUATOR_ERRORS);
+
+	sp_os_lock(&t->boost_lock);
+	sp_throttle_roll(core, t, now);
+	if (boost && rc < 0) {
+		/* Nothing was boosted, so nothing will be restored: count the
+		 * restore now to keep fast_tracks == restores + boosted_now,
+		 * and stop wanting what the host cannot do for this grant. */
+		sp_count(core, SP_C_RESTORES);
+		t->want_boost = false;
+	} else if (boost) {
+		t->boosted = true;
+		t->boost_start = now;
+		sp_atomic_add(&core->counters[SP_C_BOOSTED_NOW], 1);
+	} else {
+		t->window_used = sp_throttle_used(t, now);
+		t->boosted = false;
+		sp_atomic_add(&core->counters[SP_C_BOOSTED_NOW], (uint64_t)-1);
+	}
+	sp_os_unlock(&t->boost_lock);
+}
+
+/* Whoever wins t->applying makes the calls, one at a time and in order, so
+ * a restore can never overtake the fast track it undoes. A thread that
+ * loses leaves its change to the winner, which looks again before it
+ * leaves; nobody waits for anybody. */
+void sp_task_apply(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
+{
+	bool want, pending;
+
+	for (;;) {
+		if (!sp_atomic_cmpxchg(&t->applying, 0, 1))
+			return;
+		for (;;) {
+			sp_os_lock(&t->boost_lock);
+			want = t->want_boost;
+			pending = want != t->boosted;
+			sp_os_unlock(&t->boost_lock);
+			if (!pending)
+				break;
+			sp_task_actuate(core, t, tid, want);
+		}
+		sp_atomic_store_release(&t->applying, 0);
+		sp_smp_mb();
+		sp_os_lock(&t->boost_lock);
+		pending = t->want_boost != t->boosted;
+		sp_os_unlock(&t->boost_lock);
+		if (!pending)
+			return;
+	}
 }
 
 void sp_task_force_restore(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
 {
 	sp_os_lock(&t->boost_lock);
-	if (t->boosted)
-		sp_task_unboost_locked(core, t, tid, sp_now(core));
+	t->want_boost = false;
 	sp_os_unlock(&t->boost_lock);
+	sp_task_apply(core, t, tid);
 }
 
 bool sp_grant_end(struct sp_core *core, struct sp_grant *g, uint64_t word,
@@ -79,9 +132,10 @@ bool sp_grant_end(struct sp_core *core, struct sp_grant *g, uint64_t word,
 			t->spent_seq = sp_atomic_load(&g->waiter_seq);
 			t->spent_lock = sp_atomic_load(&g->lock);
 		}
-		if (sp_atomic_add(&t->refs, (uint64_t)-1) == 0 && t->boosted)
-			sp_task_unboost_locked(core, t, sp_atomic_load(&g->target), sp_now(core));
+		if (sp_atomic_add(&t->refs, (uint64_t)-1) == 0)
+			t->want_boost = false;
 		sp_os_unlock(&t->boost_lock);
+		sp_task_apply(core, t, sp_atomic_load(&g->target));
 	}
 	sp_count(core, (enum sp_counter)why);
 	sp_atomic_add(&core->grants_active, (uint64_t)-1);
@@ -182,14 +236,12 @@ static bool sp_grant_exists(struct sp_core *core, sp_tid_t waiter, sp_tid_t targ
 	return false;
 }
 
-/* Takes a reference on @t for grant @g, boosting it on the first one.
- * false if @t may not be fast-tracked now: throttled, exiting, or this very
- * wait already used up a grant's budget on it. */
-static bool sp_task_ref_get(struct sp_core *core, struct sp_task *t, struct sp_grant *g,
-			    uint64_t now)
+/* Takes a reference on @t for grant @g; the first one makes the policy
+ * want @t fast-tracked (sp_task_apply tells the host). false if @t may not
+ * be fast-tracked now: throttled, exiting, or this very wait already used
+ * up a grant's budget on it. */
+static bool sp_task_ref_get(struct sp_task *t, struct sp_grant *g, uint64_t now)
 {
-	sp_tid_t tid = sp_atomic_load(&g->target);
-
 	sp_os_lock(&t->boost_lock);
 	if (t->dead || now < t->throttled_until ||
 	    (t->spent_waiter == sp_atomic_load(&g->waiter) &&
@@ -198,20 +250,8 @@ static bool sp_task_ref_get(struct sp_core *core, struct sp_task *t, struct sp_g
 		sp_os_unlock(&t->boost_lock);
 		return false;
 	}
-	if (sp_atomic_add(&t->refs, 1) == 1 && !t->boosted) {
-		sp_throttle_roll(core, t, now);
-		sp_count(core, SP_C_FAST_TRACKS);
-		if (core->ops.fast_track(core->ctx, tid) < 0) {
-			sp_count(core, SP_C_ACTUATOR_ERRORS);
-			/* Not boosted: nothing to restore, but still
-			 * counted as a call so fast_tracks == restores. */
-			sp_count(core, SP_C_RESTORES);
-		} else {
-			t->boosted = true;
-			t->boost_start = now;
-			sp_atomic_add(&core->counters[SP_C_BOOSTED_NOW], 1);
-		}
-	}
+	if (sp_atomic_add(&t->refs, 1) == 1)
+		t->want_boost = true;
 	sp_os_unlock(&t->boost_lock);
 	return true;
 }
@@ -250,17 +290,20 @@ int sp_grant_create(struct sp_core *core, sp_tid_t waiter, uint64_t waiter_seq, 
 	sp_atomic_store(&g->lock, lock);
 	sp_atomic_store(&g->start, now);
 
-	if (!sp_task_ref_get(core, t, g, now)) {
+	if (!sp_task_ref_get(t, g, now)) {
 		sp_count(core, SP_C_GRANTS_REFUSED);
 		sp_atomic_store_release(&g->state, (word & ~SP_GRANT_STATE_MASK) | SP_GRANT_FREE);
 		return -EBUSY;
 	}
 	sp_atomic_add(&core->grants_active, 1);
 	sp_count(core, SP_C_GRANTS);
+	/* ACTIVE before the host is told: a fast-tracked target may preempt
+	 * us right away, and its release (or the tick) must find the grant. */
 	word = (word & ~SP_GRANT_STATE_MASK) | SP_GRANT_ACTIVE;
 	sp_atomic_store(&g->state, word);
 	sp_smp_mb();
 	if (!sp_grant_valid(core, g, &why))
 		sp_grant_end(core, g, word, why);
+	sp_task_apply(core, t, target);
 	return 0;
 }

@@ -30,9 +30,11 @@ struct sp_task {
 	sp_atomic64_t acquires;    /* event counts, folded into the core at exit */
 	sp_atomic64_t releases;
 	sp_atomic64_t gen;         /* +1 each time the slot gets a new task */
+	sp_atomic64_t applying;    /* a thread is bringing the host in line */
 	sp_os_lock_t boost_lock;   /* protects the fields below */
 	bool dead;                 /* exiting: refuse new grants */
-	bool boosted;              /* the actuator's fast_track succeeded */
+	bool want_boost;           /* the policy wants it fast-tracked */
+	bool boosted;              /* the host was told so, successfully */
 	/* The last grant whose budget ran out, so that the same wait cannot
 	 * re-grant it by reporting itself again. */
 	sp_tid_t spent_waiter;
@@ -198,6 +200,10 @@ struct sp_task *sp_grant_target(struct sp_core *core, struct sp_grant *g);
 /* Throttle accounting, under t->boost_lock. */
 void sp_throttle_roll(struct sp_core *core, struct sp_task *t, uint64_t now);
 uint64_t sp_throttle_used(struct sp_task *t, uint64_t now);
+/* Calls the host until its state for @t matches want_boost. Never called
+ * with boost_lock held: an actuator call can reschedule (a FIFO target
+ * preempts its granter), and nobody may wait on a lock meanwhile. */
+void sp_task_apply(struct sp_core *core, struct sp_task *t, sp_tid_t tid);
 /* Ends the fast track of @t now if it is boosted (exit path). */
 void sp_task_force_restore(struct sp_core *core, struct sp_task *t, sp_tid_t tid);
 

@@ -57,7 +57,7 @@ int sp_task_boosted(struct sp_core *core, sp_tid_t tid)
 	t = sp_task_find(core, tid);
 	if (t) {
 		sp_os_lock(&t->boost_lock);
-		rc = t->boosted;
+		rc = t->want_boost;
 		sp_os_unlock(&t->boost_lock);
 	}
 	sp_rcu_read_unlock();

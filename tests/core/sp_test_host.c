@@ -26,6 +26,8 @@ static int sp_test_fast_track(void *ctx, sp_tid_t tid)
 		return h->fail_fast_track;
 	if (tid >= SP_TEST_MAX_TIDS || __atomic_exchange_n(&h->boosted[tid], 1, __ATOMIC_RELAXED))
 		__atomic_add_fetch(&h->bad_calls, 1, __ATOMIC_RELAXED);
+	if (h->on_fast_track)
+		h->on_fast_track(h, tid);
 	return 0;
 }
 
@@ -64,6 +66,7 @@ struct sp_core *sp_test_core(struct sp_test_host *h, const struct sp_config *cfg
 	h->now = 1000000000ull;
 	assert_int_equal(sp_core_create(cfg, &sp_test_ops, h, &core), 0);
 	assert_non_null(core);
+	h->core = core;
 	return core;
 }
 

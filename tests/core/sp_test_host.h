@@ -26,6 +26,10 @@ struct sp_test_host {
 	uint8_t boosted[SP_TEST_MAX_TIDS];  /* actuator state per tid */
 	uint64_t fast_tracks, restores;     /* calls seen */
 	uint64_t bad_calls;                 /* double boost, restore of unboosted */
+	/* If set, fast_track runs this with the core and tid, as if the target
+	 * ran at once on its new priority (it may report events). */
+	void (*on_fast_track)(struct sp_test_host *h, sp_tid_t tid);
+	struct sp_core *core;
 	uint64_t deadlocks;
 	sp_tid_t last_deadlock_waiter;
 	sp_lock_key_t last_deadlock_lock;

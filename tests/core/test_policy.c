@@ -314,6 +314,35 @@ static void test_lost_unblock_closes_previous_wait(void **state)
 	teardown(core);
 }
 
+/* The target runs the moment it is fast-tracked and releases the lock,
+ * inside the granter's actuator call: the host may re-enter the core, and
+ * the release must find the grant (it is ACTIVE before the host is told). */
+static void release_at_once(struct sp_test_host *h, sp_tid_t tid)
+{
+	assert_int_equal(sp_task_boosted(h->core, tid), 1);
+	assert_int_equal(sp_lock_released(h->core, tid, L1, SP_HOLD_EXCL), 0);
+}
+
+static void test_target_runs_inside_actuator_call(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_stats s;
+
+	(void)state;
+	host.on_fast_track = release_at_once;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	host.on_fast_track = NULL;
+	sp_assert_not_boosted(&host, A);
+	assert_int_equal(sp_task_boosted(core, A), 0);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.ends_release, 1);
+	assert_int_equal(host.fast_tracks, 1);
+	assert_int_equal(host.restores, 1);
+	sp_lock_unblocked(core, W, L1, true);
+	teardown(core);
+}
+
 static void test_budget_expiry(void **state)
 {
 	struct sp_core *core = setup(NULL);   /* default budget 20 ms */
@@ -597,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_chain_link_stops_waiting),
 		cmocka_unit_test(test_new_owner_while_critical_waits),
 		cmocka_unit_test(test_lost_unblock_closes_previous_wait),
+		cmocka_unit_test(test_target_runs_inside_actuator_call),
 		cmocka_unit_test(test_budget_expiry),
 		cmocka_unit_test(test_throttle_caps_share),
 		cmocka_unit_test(test_throttle_counts_across_grants),

@@ -2,7 +2,7 @@
 /* Lazy urcu-memb reader registration for threads the core does not own. */
 #include "sp_os_posix.h"
 
-__thread int sp_os_rcu_registered;
+__thread int sp_os_rcu_registered __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t sp_os_rcu_key;
 static pthread_once_t sp_os_rcu_once = PTHREAD_ONCE_INIT;
