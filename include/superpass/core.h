@@ -157,6 +157,13 @@ int sp_lock_unblocked(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		      bool acquired);
 /* The lock no longer exists: its grants end and its entry is freed. */
 int sp_lock_destroyed(struct sp_core *core, sp_lock_key_t lock);
+/* The host read @owner from the lock itself (glibc's __owner, a kernel
+ * mutex's owner word). Records it if the core's owner of @lock still is
+ * @expected (so a stale read can be taken back with expected = owner,
+ * owner = 0), without counting an acquire. 0 if recorded, -EAGAIN if the
+ * core's owner was not @expected, -ENOSPC if the lock table is full. */
+int sp_lock_owner_hint(struct sp_core *core, sp_lock_key_t lock, sp_tid_t expected,
+		       sp_tid_t owner);
 /* The task currently recorded as exclusive owner of @lock (0 if none). */
 int sp_lock_owner(struct sp_core *core, sp_lock_key_t lock, sp_tid_t *owner);
 /* Copies up to @cap tracked readers; returns how many were copied and puts

@@ -224,6 +224,26 @@ int sp_lock_destroyed(struct sp_core *core, sp_lock_key_t lock)
 	return rc;
 }
 
+int sp_lock_owner_hint(struct sp_core *core, sp_lock_key_t lock, sp_tid_t expected,
+		       sp_tid_t owner)
+{
+	struct sp_lock *l;
+	int rc = 0;
+
+	if (!core || !lock || expected == owner)
+		return -EINVAL;
+	sp_rcu_read_lock();
+	l = owner ? sp_lock_get(core, lock) : sp_lock_find(core, lock);
+	if (!l)
+		rc = owner ? -ENOSPC : -EAGAIN;
+	else if (!sp_atomic_cmpxchg(&l->owner, expected, owner))
+		rc = -EAGAIN;
+	else if (owner && !sp_tracker_empty(&l->waiters))
+		sp_policy_on_acquire(core, owner, l, lock);
+	sp_rcu_read_unlock();
+	return rc;
+}
+
 int sp_lock_owner(struct sp_core *core, sp_lock_key_t lock, sp_tid_t *owner)
 {
 	struct sp_lock *l;

@@ -46,10 +46,8 @@ void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold)
  * (critical, or fast-tracked on behalf of a critical task), tell the core
  * who holds the lock. glibc's owner can be stale by the time the core hears
  * it, so read it again afterwards and take the report back if the owner has
- * changed meanwhile (the core clears an owner only if it is still the one
- * named). The owner's own acquire report may then come on top of ours:
- * harmless (the owner is set, not counted), except that the core counts one
- * more acquire than release.
+ * changed meanwhile. A hint is not an acquire: the owner's own report,
+ * when it comes, is the one counted.
  */
 void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 		      sp_tid_t (*owner_of)(const void *lock))
@@ -67,11 +65,9 @@ void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 		sp_tid_t known = 0;
 		int r = sp_lock_owner(core, key, &known);
 
-		if (r == -ENOENT || (r >= 0 && known == 0)) {
-			sp_lock_acquired(core, owner, key, SP_HOLD_EXCL);
-			if (owner_of(lock) != owner)
-				sp_lock_released(core, owner, key, SP_HOLD_EXCL);
-		}
+		if ((r == -ENOENT || (r >= 0 && known == 0)) &&
+		    sp_lock_owner_hint(core, key, 0, owner) == 0 && owner_of(lock) != owner)
+			sp_lock_owner_hint(core, key, owner, 0);
 	}
 	sp_lock_blocked(core, self, key, hold);
 	sp_rt_leave();

@@ -343,6 +343,35 @@ static void test_target_runs_inside_actuator_call(void **state)
 	teardown(core);
 }
 
+static void test_owner_hint(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_stats s;
+	sp_tid_t owner = 0;
+
+	(void)state;
+	/* a critical waiter finds the lock word names A, the core has no owner */
+	assert_int_equal(sp_lock_owner_hint(core, L1, 0, A), 0);
+	assert_int_equal(sp_lock_owner_hint(core, L1, 0, B), -EAGAIN);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	/* A's own late acquire report changes nothing; its release restores */
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	/* a hint read too late is taken back */
+	assert_int_equal(sp_lock_owner_hint(core, L1, 0, B), 0);
+	assert_int_equal(sp_lock_owner_hint(core, L1, B, 0), 0);
+	sp_lock_owner(core, L1, &owner);
+	assert_int_equal(owner, 0);
+	assert_int_equal(sp_lock_owner_hint(core, L1, 0, 0), -EINVAL);
+	sp_lock_unblocked(core, W, L1, false);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.acquires, 1);   /* hints are not acquires */
+	assert_int_equal(s.releases, 1);
+	teardown(core);
+}
+
 static void test_budget_expiry(void **state)
 {
 	struct sp_core *core = setup(NULL);   /* default budget 20 ms */
@@ -627,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_new_owner_while_critical_waits),
 		cmocka_unit_test(test_lost_unblock_closes_previous_wait),
 		cmocka_unit_test(test_target_runs_inside_actuator_call),
+		cmocka_unit_test(test_owner_hint),
 		cmocka_unit_test(test_budget_expiry),
 		cmocka_unit_test(test_throttle_caps_share),
 		cmocka_unit_test(test_throttle_counts_across_grants),
