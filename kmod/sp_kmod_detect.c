@@ -618,6 +618,9 @@ err:
 
 void sp_detect_exit(void)
 {
+	unsigned long flags;
+	unsigned int i;
+
 	if (sp_det.on_begin)
 		tracepoint_probe_unregister(sp_det.tp_begin, sp_probe_begin, NULL);
 	if (sp_det.on_end)
@@ -627,6 +630,14 @@ void sp_detect_exit(void)
 	sp_det.on_begin = sp_det.on_end = sp_det.on_exit = false;
 	/* No probe is running or will run after this. */
 	tracepoint_synchronize_unregister();
+	/* Their contention_end will never be seen: drop every wait, so that
+	 * the actuator thread's refresh, which still runs until the module
+	 * stops it, touches no lock that may be gone. */
+	raw_spin_lock_irqsave(&sp_det.lock, flags);
+	for (i = 0; i < SP_DET_WAITERS; i++)
+		WRITE_ONCE(sp_det.waiters[i].task, NULL);
+	atomic_set(&sp_det.nr_waiting, 0);
+	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
 }
 
 void sp_detect_get_stats(struct sp_detect_stats *out)
