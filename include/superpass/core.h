@@ -89,7 +89,8 @@ struct sp_stats {
 	uint64_t grants;            /* grants created */
 	uint64_t grant_dups;        /* grant requests already covered by a grant */
 	uint64_t grants_refused;    /* refused: target throttled or exiting, or this
-				       wait already spent a grant's budget on it */
+				       wait spent a grant's budget on it less than
+				       a budget ago */
 	uint64_t fast_tracks;       /* actuator fast_track calls (ref 0 -> 1) */
 	uint64_t restores;          /* actuator restore calls (ref 1 -> 0) */
 	uint64_t actuator_errors;   /* actuator calls that returned < 0 */
@@ -144,11 +145,11 @@ int sp_lock_acquired(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		     enum sp_hold hold);
 int sp_lock_released(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		     enum sp_hold hold);
-/* @tid started waiting for @lock. Reporting the same wait again is cheap
- * and useful: the core keeps the start time and re-walks the graph, picking
- * up an owner that changed (or that took the lock in the very instant the
- * wait began, which the barrier-free acquire path can miss). Hosts should
- * re-report a critical task's wait every millisecond or so. */
+/* @tid started waiting for @lock. Reporting the same wait again is cheap:
+ * the core keeps the start time and walks the graph again, picking up an
+ * owner that changed (or that took the lock in the very instant the wait
+ * began, which the barrier-free acquire path can miss). sp_core_tick does
+ * the same for critical tasks' long waits. */
 int sp_lock_blocked(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		    enum sp_hold hold);
 /* @tid stopped waiting for @lock: it got it (@acquired, and the host also
@@ -184,8 +185,14 @@ int sp_graph_blockers(struct sp_core *core, sp_tid_t tid, sp_tid_t *out,
 		      uint32_t cap, struct sp_walk_result *res);
 
 /* ---- time ---- */
-/* Enforces budgets and throttles at host->now_ns(). Never sleeps. */
+/* Enforces budgets and throttles at host->now_ns(), and walks again from
+ * every critical task that has waited over 1 ms (a throttle or budget
+ * cool-down may have ended, an owner may have changed unseen). Never
+ * sleeps. Returns the grants it ended. */
 int sp_core_tick(struct sp_core *core);
+/* true while ticks have work: grants active or critical tasks waiting.
+ * Hosts tick every millisecond or so while this holds. */
+bool sp_core_needs_tick(struct sp_core *core);
 /* Makes table slots of exited tasks and destroyed locks reusable after an
  * RCU grace period. Sleeps: call from a context that may block (a host
  * thread or kthread), never from an event path or inside a read-side

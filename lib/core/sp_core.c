@@ -119,6 +119,8 @@ static void sp_task_init_slot(void *arg, uint32_t slot)
 	t->window_start = 0;
 	t->window_used = 0;
 	t->throttled_until = 0;
+	t->spent_waiter = 0;
+	t->spent_until = 0;
 	sp_os_unlock(&t->boost_lock);
 }
 

@@ -131,6 +131,7 @@ bool sp_grant_end(struct sp_core *core, struct sp_grant *g, uint64_t word,
 			t->spent_waiter = sp_atomic_load(&g->waiter);
 			t->spent_seq = sp_atomic_load(&g->waiter_seq);
 			t->spent_lock = sp_atomic_load(&g->lock);
+			t->spent_until = sp_now(core) + core->cfg.budget_ns;
 		}
 		if (sp_atomic_add(&t->refs, (uint64_t)-1) == 0)
 			t->want_boost = false;
@@ -238,13 +239,15 @@ static bool sp_grant_exists(struct sp_core *core, sp_tid_t waiter, sp_tid_t targ
 
 /* Takes a reference on @t for grant @g; the first one makes the policy
  * want @t fast-tracked (sp_task_apply tells the host). false if @t may not
- * be fast-tracked now: throttled, exiting, or this very wait already used
- * up a grant's budget on it. */
+ * be fast-tracked now: throttled, exiting, or this very wait used up a
+ * grant's budget on it less than a budget ago (the wait may ask again after
+ * as long off as it had on, so a long critical section still progresses
+ * at half speed instead of starving). */
 static bool sp_task_ref_get(struct sp_task *t, struct sp_grant *g, uint64_t now)
 {
 	sp_os_lock(&t->boost_lock);
 	if (t->dead || now < t->throttled_until ||
-	    (t->spent_waiter == sp_atomic_load(&g->waiter) &&
+	    (now < t->spent_until && t->spent_waiter == sp_atomic_load(&g->waiter) &&
 	     t->spent_seq == sp_atomic_load(&g->waiter_seq) &&
 	     t->spent_lock == sp_atomic_load(&g->lock))) {
 		sp_os_unlock(&t->boost_lock);

@@ -40,6 +40,7 @@ struct sp_task {
 	sp_tid_t spent_waiter;
 	uint64_t spent_seq;
 	sp_lock_key_t spent_lock;
+	uint64_t spent_until;      /* cool-down: one budget off per budget on */
 	uint64_t boost_start;
 	uint64_t window_start;
 	uint64_t window_used;
@@ -117,6 +118,9 @@ struct sp_core {
 	/* One past the highest grant slot ever claimed. Claims are first-fit,
 	 * so scans stay short while few grants are in use at once. */
 	sp_atomic64_t grant_hwm;
+
+	/* Critical tasks waiting now: the tick refreshes their waits. */
+	sp_atomic64_t critical_blocked;
 
 	sp_atomic64_t counters[SP_C_NR];
 	sp_atomic64_t *hist_buckets;   /* SP_HIST_BUCKETS, blocking durations */
@@ -206,6 +210,10 @@ uint64_t sp_throttle_used(struct sp_task *t, uint64_t now);
 void sp_task_apply(struct sp_core *core, struct sp_task *t, sp_tid_t tid);
 /* Ends the fast track of @t now if it is boosted (exit path). */
 void sp_task_force_restore(struct sp_core *core, struct sp_task *t, sp_tid_t tid);
+
+/* Starts (or ends, @start = 0) the histogrammed, refreshed part of @t's
+ * wait: keeps critical_blocked in step with block_start. */
+void sp_task_set_block_start(struct sp_core *core, struct sp_task *t, uint64_t start);
 
 /* ---- statistics (sp_stats.c) ---- */
 void sp_stats_record_blocking(struct sp_core *core, uint64_t ns);

@@ -54,8 +54,8 @@ int sp_lock_acquired(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock, enu
 		/* No full barrier here: it tripled the cost of this path
 		 * (measured: 29 ns vs 17 ns per acquire+release). Without it, a
 		 * waiter that blocks in the same instant may read the previous
-		 * owner while we read no waiters; hosts close that window by
-		 * reporting a long wait again (see sp_lock_blocked). */
+		 * owner while we read no waiters; the tick's refresh of long
+		 * critical waits (sp_tick.c) closes that window within 1 ms. */
 		sp_atomic_store_release(&l->owner, tid);
 	} else {
 		if (sp_atomic_load(&l->kind) != SP_LOCK_RWLOCK)
@@ -152,8 +152,8 @@ int sp_lock_blocked(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock, enum
 		}
 		sp_atomic_add(&t->block_seq, 1);
 		sp_count(core, SP_C_BLOCKS);
-		sp_atomic_store(&t->block_start,
-				sp_atomic_load(&t->critical) ? sp_now(core) : 0);
+		sp_task_set_block_start(core, t,
+					sp_atomic_load(&t->critical) ? sp_now(core) : 0);
 		if (l && !sp_tracker_enter(&l->waiters, tid))
 			sp_count(core, SP_C_WAITER_OVERFLOWS);
 	}
@@ -192,7 +192,8 @@ int sp_lock_unblocked(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock, bo
 	l = sp_lock_find(core, lock);
 	if (l)
 		sp_tracker_exit(&l->waiters, tid);
-	start = sp_atomic_xchg(&t->block_start, 0);
+	start = sp_atomic_load(&t->block_start);
+	sp_task_set_block_start(core, t, 0);
 	if (start) {
 		uint64_t now = sp_now(core);
 

@@ -2,6 +2,16 @@
 /* Task events: registration, critical marking, exit. */
 #include "sp_internal.h"
 
+void sp_task_set_block_start(struct sp_core *core, struct sp_task *t, uint64_t start)
+{
+	uint64_t old = sp_atomic_xchg(&t->block_start, start);
+
+	if (old && !start)
+		sp_atomic_add(&core->critical_blocked, (uint64_t)-1);
+	else if (!old && start)
+		sp_atomic_add(&core->critical_blocked, 1);
+}
+
 int sp_task_register(struct sp_core *core, sp_tid_t tid)
 {
 	int rc = 0;
@@ -104,6 +114,7 @@ int sp_task_exit(struct sp_core *core, sp_tid_t tid)
 	sp_os_unlock(&t->boost_lock);
 
 	lock = sp_atomic_xchg(&t->blocked_on, 0);
+	sp_task_set_block_start(core, t, 0);
 	if (lock) {
 		struct sp_lock *l = sp_lock_find(core, lock);
 

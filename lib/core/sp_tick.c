@@ -4,7 +4,8 @@
  * may be fast-tracked for at most throttle_permille of each
  * throttle_window_ns, after which all its grants end and new ones are
  * refused until the window closes. Neither needs the blocked thread: the
- * host calls sp_core_tick() from its own timer or thread.
+ * host calls sp_core_tick() from its own timer or thread, which also
+ * refreshes long waits of critical tasks.
  */
 #include "sp_internal.h"
 
@@ -31,6 +32,40 @@ static bool sp_tick_throttle(struct sp_core *core, struct sp_grant *g, uint64_t 
 	return over;
 }
 
+/*
+ * Critical tasks that have waited longer than SP_REFRESH_NS are walked
+ * again: a throttle or a budget cool-down may have ended, the lock may have
+ * changed hands without an event (a kernel mutex handoff), or its owner may
+ * have taken it in the very instant the wait began (the acquire path has no
+ * full barrier). Grants that already exist are skipped, so a refresh costs
+ * a walk.
+ */
+#define SP_REFRESH_NS 1000000ull
+
+static void sp_tick_refresh(struct sp_core *core, uint64_t now)
+{
+	uint32_t i;
+
+	for (i = 0; i < core->task_index.capacity; i++) {
+		struct sp_task *t = &core->tasks[i];
+		uint64_t start = sp_atomic_load(&t->block_start);
+		sp_lock_key_t lock = sp_atomic_load_acquire(&t->blocked_on);
+		sp_tid_t tid;
+
+		if (!start || !lock || now - start < SP_REFRESH_NS)
+			continue;
+		tid = sp_table_slot_key(&core->task_index, i);
+		if (tid)
+			sp_policy_on_block(core, tid, t, lock);
+	}
+}
+
+bool sp_core_needs_tick(struct sp_core *core)
+{
+	return core && (sp_atomic_load(&core->grants_active) ||
+			sp_atomic_load(&core->critical_blocked));
+}
+
 int sp_core_tick(struct sp_core *core)
 {
 	uint64_t budget, now;
@@ -39,7 +74,7 @@ int sp_core_tick(struct sp_core *core)
 
 	if (!core)
 		return -EINVAL;
-	if (!sp_atomic_load(&core->grants_active))
+	if (!sp_core_needs_tick(core))
 		return 0;
 	budget = core->cfg.budget_ns;
 	now = sp_now(core);
@@ -64,6 +99,8 @@ int sp_core_tick(struct sp_core *core)
 			ended += sp_grant_end(core, g, word, why);
 		}
 	}
+	if (sp_atomic_load(&core->critical_blocked))
+		sp_tick_refresh(core, now);
 	sp_rcu_read_unlock();
 	return (int)ended;
 }

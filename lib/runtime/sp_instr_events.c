@@ -70,6 +70,10 @@ void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 			sp_lock_owner_hint(core, key, owner, 0);
 	}
 	sp_lock_blocked(core, self, key, hold);
+	/* The watchdog sleeps while nothing needs ticks; a critical wait
+	 * does (the tick refreshes it if it lasts). */
+	if (sp_rt_self_state.critical)
+		sp_wd_kick();
 	sp_rt_leave();
 }
 

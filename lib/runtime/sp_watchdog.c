@@ -67,6 +67,15 @@ static void sp_wd_tick(int reclaim)
 	sp_rt_leave();
 }
 
+/* Ticks have work while threads are fast-tracked, grants are active or a
+ * critical thread waits (the core then refreshes long waits, re-granting
+ * after a throttle or budget cool-down). */
+static bool sp_wd_busy(void)
+{
+	return sp_act_active() != 0 ||
+	       sp_core_needs_tick(__atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE));
+}
+
 static void *sp_wd_main(void *arg)
 {
 	uint64_t last_reclaim = sp_rt_now_ns(NULL);
@@ -91,7 +100,7 @@ static void *sp_wd_main(void *arg)
 		uint64_t now;
 
 		pthread_mutex_lock(&sp_wd.lock);
-		while (!sp_wd.stop && !sp_wd.kicked && sp_act_active() == 0) {
+		while (!sp_wd.stop && !sp_wd.kicked && !sp_wd_busy()) {
 			struct timespec ts;
 
 			clock_gettime(CLOCK_REALTIME, &ts);
@@ -109,7 +118,7 @@ static void *sp_wd_main(void *arg)
 		if (stop)
 			break;
 		now = sp_rt_now_ns(NULL);
-		if (sp_act_active() == 0) {
+		if (!sp_wd_busy()) {
 			/* idle: only reclaim, rarely */
 			if (now - last_reclaim >= SP_WD_IDLE_RECLAIM_NS) {
 				sp_wd_tick(1);
@@ -172,7 +181,8 @@ void sp_wd_stop(void)
 	pthread_mutex_unlock(&sp_wd.lock);
 }
 
-/* Called by the actuator (with core locks held): never blocks for long. */
+/* Called by the actuator and when a critical thread starts waiting:
+ * never blocks for long. */
 void sp_wd_kick(void)
 {
 	pthread_mutex_lock(&sp_wd.lock);

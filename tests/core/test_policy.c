@@ -2,6 +2,7 @@
 /* Fast-track policy: who is boosted, when, for how long, and that every
  * boost is restored exactly once. */
 #include "sp_test_host.h"
+#include "sp_internal.h"   /* to stage a race the public API cannot */
 
 #include <errno.h>
 
@@ -372,6 +373,37 @@ static void test_owner_hint(void **state)
 	teardown(core);
 }
 
+static void test_tick_refresh_finds_unseen_owner(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_lock *l;
+
+	(void)state;
+	assert_false(sp_core_needs_tick(core));
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);   /* no owner known: no grant */
+	assert_true(sp_core_needs_tick(core));
+	/* A took L1 in that same instant: its owner store raced W's walk and
+	 * its look at the waiter slots missed W (the window the barrier-free
+	 * acquire leaves). Staged by writing the owner word directly. */
+	sp_rcu_read_lock();
+	l = sp_lock_find(core, L1);
+	assert_non_null(l);
+	sp_atomic_store(&l->owner, A);
+	sp_rcu_read_unlock();
+	sp_assert_not_boosted(&host, A);
+	host.now += MS / 2;
+	sp_core_tick(core);
+	sp_assert_not_boosted(&host, A);   /* younger than the refresh age */
+	host.now += MS / 2;
+	sp_core_tick(core);
+	sp_assert_boosted(&host, A);
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	sp_lock_unblocked(core, W, L1, true);
+	assert_false(sp_core_needs_tick(core));
+	teardown(core);
+}
+
 static void test_budget_expiry(void **state)
 {
 	struct sp_core *core = setup(NULL);   /* default budget 20 ms */
@@ -388,12 +420,23 @@ static void test_budget_expiry(void **state)
 	sp_assert_not_boosted(&host, A);
 	sp_core_stats(core, &s);
 	assert_int_equal(s.expiries, 1);
-	/* re-reporting the same wait does not buy a new budget */
+	/* re-reporting the same wait does not buy a new budget at once... */
 	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
 	sp_assert_not_boosted(&host, A);
+	host.now += 19 * MS;
+	sp_core_tick(core);
+	sp_assert_not_boosted(&host, A);
 	sp_core_stats(core, &s);
-	assert_int_equal(s.grants_refused, 1);
-	/* a new wait does */
+	assert_true(s.grants_refused >= 2);
+	/* ...but after as long off as it had on, the tick's refresh of the
+	 * long wait grants again: a long critical section progresses at half
+	 * speed instead of starving */
+	host.now += 1 * MS;
+	sp_core_tick(core);
+	sp_assert_boosted(&host, A);
+	sp_lock_unblocked(core, W, L1, false);
+	sp_assert_not_boosted(&host, A);
+	/* a new wait gets a budget at once */
 	sp_lock_unblocked(core, W, L1, false);
 	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
 	sp_assert_boosted(&host, A);
@@ -429,9 +472,15 @@ static void test_throttle_caps_share(void **state)
 	sp_core_stats(core, &s);
 	assert_int_equal(s.throttles, 1);
 	assert_int_equal(s.ends_throttle, 1);
-	assert_int_equal(s.grants_refused, 1);
+	/* W2's request, and the refresh of W's wait by that same tick */
+	assert_int_equal(s.grants_refused, 2);
 	sp_lock_unblocked(core, W2, L1, false);
-	host.now += 70 * MS;                        /* next window */
+	host.now += 68 * MS;
+	sp_core_tick(core);
+	sp_assert_not_boosted(&host, A);
+	host.now += 2 * MS;                         /* next window */
+	sp_core_tick(core);                         /* W still waits: granted */
+	sp_assert_boosted(&host, A);
 	sp_lock_blocked(core, W2, L1, SP_HOLD_EXCL);
 	sp_assert_boosted(&host, A);
 	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
@@ -657,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_lost_unblock_closes_previous_wait),
 		cmocka_unit_test(test_target_runs_inside_actuator_call),
 		cmocka_unit_test(test_owner_hint),
+		cmocka_unit_test(test_tick_refresh_finds_unseen_owner),
 		cmocka_unit_test(test_budget_expiry),
 		cmocka_unit_test(test_throttle_caps_share),
 		cmocka_unit_test(test_throttle_counts_across_grants),
