@@ -57,6 +57,8 @@ struct sp_core *sp_runtime_core(void);
 /* The mode actually in force after the privilege check. */
 enum sp_act_mode sp_runtime_mode(void);
 const char *sp_act_mode_name(enum sp_act_mode mode);
+/* 1 if this process holds CAP_SYS_NICE (it may grant SCHED_FIFO), else 0. */
+int sp_runtime_has_cap_sys_nice(void);
 
 /* ---- threads ---- */
 /* The calling thread's Linux tid (cached). */

@@ -59,7 +59,7 @@ const char *sp_act_mode_name(enum sp_act_mode mode)
 	return "?";
 }
 
-static int sp_act_has_cap_sys_nice(void)
+int sp_runtime_has_cap_sys_nice(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2];
@@ -83,7 +83,7 @@ static void sp_act_probe(enum sp_act_mode want)
 {
 	struct rlimit rt = { 0, 0 }, nl = { 0, 0 };
 	char msg[400];
-	int cap = sp_act_has_cap_sys_nice();
+	int cap = sp_runtime_has_cap_sys_nice();
 
 	getrlimit(RLIMIT_RTPRIO, &rt);
 	getrlimit(RLIMIT_NICE, &nl);

@@ -5,21 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <linux/capability.h>
-#include <sys/syscall.h>
+#include <superpass/runtime.h>
 
 #include "bench.h"
-
-static int has_cap_sys_nice(void)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2];
-
-	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capget, &hdr, data) != 0)
-		return 0;
-	return (data[CAP_SYS_NICE / 32].effective >> (CAP_SYS_NICE % 32)) & 1u;
-}
 
 int bench_main(int argc, char **argv, int full_argc, char **full_argv);
 
@@ -55,7 +43,7 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 	rs = calloc((size_t)total, sizeof(*rs));
 	if (!rs)
 		return 1;
-	if (!has_cap_sys_nice())
+	if (!sp_runtime_has_cap_sys_nice())
 		fprintf(stderr, "superpass bench: warning: no CAP_SYS_NICE (run as root): the critical "
 				"thread cannot get nice %d, rt-ui cannot use SCHED_FIFO and the fast "
 				"track falls back; the figures will not show the effect.\n", o.ui_nice);
