@@ -68,7 +68,8 @@ struct sp_config {
  * never overtakes the fast track it undoes). They may run in a kernel probe
  * with preemption off: there they must queue the work, not sleep. They may
  * query the core or report events (a target that runs at once on its new
- * priority and releases its lock is fine). */
+ * priority and releases its lock is fine), except sp_task_exit of the task
+ * being actuated, which waits for that very call to finish. */
 struct sp_host_ops {
 	uint64_t (*now_ns)(void *ctx);                  /* monotonic clock, required */
 	int (*fast_track)(void *ctx, sp_tid_t tid);     /* required */
@@ -133,7 +134,8 @@ int sp_task_register(struct sp_core *core, sp_tid_t tid);
 int sp_task_set_critical(struct sp_core *core, sp_tid_t tid, bool critical);
 /* 1 critical, 0 not, -ENOENT unknown. */
 int sp_task_is_critical(struct sp_core *core, sp_tid_t tid);
-/* The task is gone: its grants end, the locks it held are released. */
+/* The task is gone: its grants end, the locks it held are released, and
+ * it is restored before this returns (its tid may be reused at once). */
 int sp_task_exit(struct sp_core *core, sp_tid_t tid);
 /* 1 if the policy currently wants @tid fast-tracked, 0 if not, -ENOENT. A
  * host that queues actuator work can apply this state when the work runs. */

@@ -110,10 +110,24 @@ void sp_task_apply(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
 
 void sp_task_force_restore(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
 {
+	bool boosted;
+
 	sp_os_lock(&t->boost_lock);
 	t->want_boost = false;
 	sp_os_unlock(&t->boost_lock);
-	sp_task_apply(core, t, tid);
+	/* Unlike other callers, wait for a concurrent applier to finish: once
+	 * the task is gone its tid may come back in another slot, and a
+	 * restore still in flight for this slot would undo the new one's
+	 * fast track. (t is dead, so nothing wants it boosted again.) */
+	for (;;) {
+		sp_task_apply(core, t, tid);
+		sp_os_lock(&t->boost_lock);
+		boosted = t->boosted;
+		sp_os_unlock(&t->boost_lock);
+		if (!boosted && !sp_atomic_load_acquire(&t->applying))
+			return;
+		sp_os_spin_wait();
+	}
 }
 
 bool sp_grant_end(struct sp_core *core, struct sp_grant *g, uint64_t word,

@@ -22,7 +22,9 @@
  *                sp_os_lock_destroy, sp_os_lock, sp_os_unlock
  *   RCU          sp_rcu_read_lock / sp_rcu_read_unlock (never sleep, nest),
  *                sp_rcu_synchronize (sleeps; reclaim only)
- *   hints        sp_likely, sp_unlikely
+ *   hints        sp_likely, sp_unlikely, sp_os_spin_wait() (one pause of a
+ *                busy-wait for another CPU; userspace may yield, since the
+ *                thread waited for can be preempted)
  */
 #ifndef SP_OS_H
 #define SP_OS_H

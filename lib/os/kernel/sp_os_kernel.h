@@ -15,6 +15,7 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/processor.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -29,6 +30,12 @@
 
 #define sp_likely(x) likely(x)
 #define sp_unlikely(x) unlikely(x)
+
+/* The other side runs with preemption off too: its wait is short. */
+static inline void sp_os_spin_wait(void)
+{
+	cpu_relax();
+}
 
 /* ---- memory ---- */
 static inline void *sp_os_zalloc(size_t size)

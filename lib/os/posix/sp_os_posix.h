@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,12 @@
 
 #define sp_likely(x) __builtin_expect(!!(x), 1)
 #define sp_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* The thread waited for may be preempted on this very CPU: let it run. */
+static inline void sp_os_spin_wait(void)
+{
+	sched_yield();
+}
 
 /* ---- memory ---- */
 static inline void *sp_os_zalloc(size_t size)
