@@ -105,7 +105,6 @@ static void sp_task_init_slot(void *arg, uint32_t slot)
 	sp_atomic_store(&t->blocked_on, 0);
 	sp_atomic_store(&t->block_seq, 0);
 	sp_atomic_store(&t->block_start, 0);
-	sp_atomic_store(&t->nr_held, 0);
 	sp_atomic_store(&t->refs, 0);
 	sp_atomic_store(&t->acquires, 0);
 	sp_atomic_store(&t->releases, 0);

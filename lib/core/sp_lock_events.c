@@ -63,12 +63,10 @@ int sp_lock_acquired(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock, enu
 		if (!sp_tracker_enter(&l->readers, tid))
 			sp_count(core, SP_C_READER_OVERFLOWS);
 	}
-	if (t) {
-		sp_atomic_add(&t->nr_held, 1);
+	if (t)
 		sp_atomic_add(&t->acquires, 1);
-	} else {
+	else
 		sp_count(core, SP_C_ACQUIRES);
-	}
 	if (sp_unlikely(!sp_tracker_empty(&l->waiters)))
 		sp_policy_on_acquire(core, tid, l, lock);
 out:
@@ -101,8 +99,6 @@ int sp_lock_released(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock, enu
 	if (sp_unlikely(!held))
 		sp_count(core, SP_C_STALE_EVENTS);
 	if (t) {
-		if (held && sp_atomic_load(&t->nr_held))
-			sp_atomic_add(&t->nr_held, (uint64_t)-1);
 		sp_atomic_add(&t->releases, 1);
 		if (sp_unlikely(sp_atomic_load(&t->refs))) {
 			struct sp_grant_match m = { .target = tid, .lock = lock };
