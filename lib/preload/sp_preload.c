@@ -74,7 +74,11 @@ static inline int sp_pl_internal(const void *lock)
 	return a >= sp_pl_urcu_lo && a < sp_pl_urcu_hi;
 }
 
-static unsigned long sp_pl_env_ul(const char *name, unsigned long def)
+/* A numeric setting from the environment. A value that is not a number in
+ * [min, max] is named on stderr and the default is kept: the program under
+ * the interposer must run on either way. */
+static unsigned long sp_pl_env_ul(const char *name, unsigned long def, unsigned long min,
+				  unsigned long max)
 {
 	const char *v = getenv(name);
 	char *end;
@@ -84,8 +88,13 @@ static unsigned long sp_pl_env_ul(const char *name, unsigned long def)
 		return def;
 	errno = 0;
 	r = strtoul(v, &end, 10);
-	if (errno || *end)
+	if (errno || *end || v[0] == '-' || r < min || r > max) {
+		fprintf(stderr,
+			"superpass-preload: ignoring %s=%s (expected an integer from %lu to %lu); "
+			"using %lu\n",
+			name, v, min, max, def);
 		return def;
+	}
 	return r;
 }
 
@@ -93,12 +102,12 @@ void sp_rt_env_config(struct sp_runtime_config *cfg)
 {
 	const char *mode = getenv("SUPERPASS_MODE");
 
-	cfg->core.readers_per_lock = (uint32_t)sp_pl_env_ul("SUPERPASS_READERS",
-							    cfg->core.readers_per_lock);
-	cfg->fifo_prio = (int)sp_pl_env_ul("SUPERPASS_PRIO", (unsigned long)cfg->fifo_prio);
+	cfg->core.readers_per_lock = (uint32_t)sp_pl_env_ul(
+		"SUPERPASS_READERS", cfg->core.readers_per_lock, 1, SP_MAX_READERS_PER_LOCK);
+	cfg->fifo_prio = (int)sp_pl_env_ul("SUPERPASS_PRIO", (unsigned long)cfg->fifo_prio, 1, 98);
 	cfg->core.budget_ns = 1000ull * sp_pl_env_ul("SUPERPASS_BUDGET_US",
-						     cfg->core.budget_ns / 1000);
-	cfg->quiet = sp_pl_env_ul("SUPERPASS_QUIET", 0) != 0;
+						     cfg->core.budget_ns / 1000, 0, 10000000);
+	cfg->quiet = sp_pl_env_ul("SUPERPASS_QUIET", 0, 0, 1) != 0;
 	cfg->log_path = getenv("SUPERPASS_LOG");
 	if (mode && !strcmp(mode, "fifo"))
 		cfg->mode = SP_ACT_FIFO;
@@ -106,6 +115,11 @@ void sp_rt_env_config(struct sp_runtime_config *cfg)
 		cfg->mode = SP_ACT_NICE;
 	else if (mode && !strcmp(mode, "observe"))
 		cfg->mode = SP_ACT_OBSERVE;
+	else if (mode && *mode && strcmp(mode, "auto"))
+		fprintf(stderr,
+			"superpass-preload: ignoring SUPERPASS_MODE=%s (expected auto, fifo, nice "
+			"or observe); using auto\n",
+			mode);
 	sp_rt_set_critical_names(getenv("SUPERPASS_CRITICAL"));
 }
 
