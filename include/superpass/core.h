@@ -69,7 +69,7 @@ struct sp_config {
  * with preemption off: there they must queue the work, not sleep. They may
  * query the core or report events (a target that runs at once on its new
  * priority and releases its lock is fine), except sp_task_exit of the task
- * being actuated, which waits for that very call to finish. */
+ * being actuated, which waits (a bounded time) for that very call. */
 struct sp_host_ops {
 	uint64_t (*now_ns)(void *ctx);                  /* monotonic clock, required */
 	int (*fast_track)(void *ctx, sp_tid_t tid);     /* required */

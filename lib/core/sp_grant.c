@@ -87,8 +87,14 @@ void sp_task_apply(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
 	bool want, pending;
 
 	for (;;) {
-		if (!sp_atomic_cmpxchg(&t->applying, 0, 1))
+		/* An exiting task may busy-wait on this section (see
+		 * sp_task_force_restore): in the kernel it must not be
+		 * preempted (the actuator there only queues work). */
+		sp_os_nopreempt_begin();
+		if (!sp_atomic_cmpxchg(&t->applying, 0, 1)) {
+			sp_os_nopreempt_end();
 			return;
+		}
 		for (;;) {
 			sp_os_lock(&t->boost_lock);
 			want = t->want_boost;
@@ -99,6 +105,7 @@ void sp_task_apply(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
 			sp_task_actuate(core, t, tid, want);
 		}
 		sp_atomic_store_release(&t->applying, 0);
+		sp_os_nopreempt_end();
 		sp_smp_mb();
 		sp_os_lock(&t->boost_lock);
 		pending = t->want_boost != t->boosted;
@@ -108,8 +115,16 @@ void sp_task_apply(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
 	}
 }
 
+/* How long an exit waits for another thread's actuator call on its task.
+ * Bounded: in userspace that thread may be preempted by the very thread
+ * that waits (a boosted FIFO thread exiting), and yielding does not let a
+ * lower class run. Giving up leaves the restore to that thread, which
+ * still makes it; only a tid reused at once could then be caught. */
+#define SP_EXIT_WAIT_SPINS 10000u
+
 void sp_task_force_restore(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
 {
+	uint32_t spins;
 	bool boosted;
 
 	sp_os_lock(&t->boost_lock);
@@ -119,7 +134,7 @@ void sp_task_force_restore(struct sp_core *core, struct sp_task *t, sp_tid_t tid
 	 * the task is gone its tid may come back in another slot, and a
 	 * restore still in flight for this slot would undo the new one's
 	 * fast track. (t is dead, so nothing wants it boosted again.) */
-	for (;;) {
+	for (spins = 0; spins < SP_EXIT_WAIT_SPINS; spins++) {
 		sp_task_apply(core, t, tid);
 		sp_os_lock(&t->boost_lock);
 		boosted = t->boosted;

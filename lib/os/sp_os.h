@@ -25,6 +25,9 @@
  *   hints        sp_likely, sp_unlikely, sp_os_spin_wait() (one pause of a
  *                busy-wait for another CPU; userspace may yield, since the
  *                thread waited for can be preempted)
+ *   preemption   sp_os_nopreempt_begin / _end: a section that others may
+ *                busy-wait on; in the kernel it must not be preempted
+ *                (userspace cannot forbid it: no-ops there)
  */
 #ifndef SP_OS_H
 #define SP_OS_H

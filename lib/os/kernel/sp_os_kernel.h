@@ -15,6 +15,7 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/preempt.h>
 #include <linux/processor.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -35,6 +36,16 @@
 static inline void sp_os_spin_wait(void)
 {
 	cpu_relax();
+}
+
+static inline void sp_os_nopreempt_begin(void)
+{
+	preempt_disable();
+}
+
+static inline void sp_os_nopreempt_end(void)
+{
+	preempt_enable();
 }
 
 /* ---- memory ---- */

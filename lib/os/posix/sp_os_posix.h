@@ -34,6 +34,14 @@ static inline void sp_os_spin_wait(void)
 	sched_yield();
 }
 
+static inline void sp_os_nopreempt_begin(void)
+{
+}
+
+static inline void sp_os_nopreempt_end(void)
+{
+}
+
 /* ---- memory ---- */
 static inline void *sp_os_zalloc(size_t size)
 {
