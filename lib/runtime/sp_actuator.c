@@ -220,13 +220,93 @@ static void sp_act_downgrade(void)
 	sp_act_say(msg);
 }
 
+/*
+ * Fast tracks that a waiter asks for while it reports its own wait are held
+ * back until that waiter sleeps in the kernel. Applied at once, a holder
+ * sharing the waiter's CPU preempts it before glibc has registered it as a
+ * waiter, and a writer-preferring rwlock then keeps admitting the boosted
+ * readers (measured: the critical writer stuck up to 16 ms in its own
+ * report, 100 ms waits). The watchdog applies them on its next tick, once
+ * /proc says the waiter is no longer running.
+ */
+#define SP_ACT_DEFERRED 64u
+
+static struct {
+	sp_tid_t target, waiter;
+} sp_act_deferred[SP_ACT_DEFERRED];
+
+static int sp_act_apply_boost(sp_tid_t tid);
+
+static bool sp_act_defer(sp_tid_t target, sp_tid_t waiter)
+{
+	for (uint32_t i = 0; i < SP_ACT_DEFERRED; i++) {
+		sp_tid_t empty = 0;
+
+		if (__atomic_compare_exchange_n(&sp_act_deferred[i].target, &empty, target, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&sp_act_deferred[i].waiter, waiter, __ATOMIC_RELEASE);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether @tid of this process is off the CPU (state not R). */
+static bool sp_act_sleeping(sp_tid_t tid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%llu/stat", (unsigned long long)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true; /* gone: nothing to wait for */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+	return !p || p[1] != ' ' || p[2] != 'R';
+}
+
+void sp_act_apply_deferred(struct sp_core *core)
+{
+	for (uint32_t i = 0; i < SP_ACT_DEFERRED; i++) {
+		sp_tid_t target = __atomic_load_n(&sp_act_deferred[i].target, __ATOMIC_ACQUIRE);
+		sp_tid_t waiter;
+
+		if (!target)
+			continue;
+		waiter = __atomic_load_n(&sp_act_deferred[i].waiter, __ATOMIC_ACQUIRE);
+		if (waiter && !sp_act_sleeping(waiter) && core && sp_task_boosted(core, target) == 1)
+			continue; /* still on its way into the kernel: next tick */
+		__atomic_store_n(&sp_act_deferred[i].target, 0, __ATOMIC_RELEASE);
+		/* What the core wants now: the grant may have ended meanwhile. */
+		if (core && sp_task_boosted(core, target) == 1 && !sp_act_is_boosted(target))
+			sp_act_apply_boost(target);
+	}
+}
+
 int sp_act_fast_track(void *ctx, sp_tid_t tid)
+{
+	(void)ctx;
+	if (sp_rt_self_state.reporting_wait && tid != sp_rt_self_state.tid &&
+	    __atomic_load_n(&sp_act.mode, __ATOMIC_RELAXED) != SP_ACT_OBSERVE &&
+	    sp_act_defer(tid, sp_rt_self_state.tid)) {
+		sp_wd_kick();
+		return 0;
+	}
+	return sp_act_apply_boost(tid);
+}
+
+static int sp_act_apply_boost(sp_tid_t tid)
 {
 	struct sp_sched_attr saved, boost;
 	struct sp_act_slot *s;
 	int rc = 0;
 
-	(void)ctx;
 	pthread_mutex_lock(&sp_act.lock);
 	if (sp_act.exiting || sp_act.mode == SP_ACT_OBSERVE)
 		goto out;
@@ -397,6 +477,7 @@ void sp_act_atfork_child(sp_tid_t parent_tid, sp_tid_t child_tid)
 		saved = s->saved;
 	pthread_mutex_init(&sp_act.lock, NULL);
 	memset(sp_act.slot, 0, sizeof(sp_act.slot));
+	memset(sp_act_deferred, 0, sizeof(sp_act_deferred));
 	__atomic_store_n(&sp_act.active, 0, __ATOMIC_RELAXED);
 	sp_act.log_fd = -1; /* shared with the parent; do not interleave */
 	if (had)

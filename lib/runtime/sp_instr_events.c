@@ -69,7 +69,9 @@ void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 		    sp_lock_owner_hint(core, key, 0, owner) == 0 && owner_of(lock) != owner)
 			sp_lock_owner_hint(core, key, owner, 0);
 	}
+	sp_rt_self_state.reporting_wait = 1;
 	sp_lock_blocked(core, self, key, hold);
+	sp_rt_self_state.reporting_wait = 0;
 	/* The watchdog sleeps while nothing needs ticks; a critical wait
 	 * does (the tick refreshes it if it lasts). */
 	if (sp_rt_self_state.critical)

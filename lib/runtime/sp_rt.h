@@ -55,6 +55,7 @@ struct sp_rt_thread {
 	int critical;       /* last critical state told to the core */
 	int exited;         /* the thread-exit destructor has run */
 	int restore_pending;            /* see sp_act_flush_self() */
+	int reporting_wait;             /* inside its own sp_lock_blocked report */
 	struct sp_sched_attr restore_to;
 };
 extern SP_TLS struct sp_rt_thread sp_rt_self_state;
@@ -149,6 +150,7 @@ int sp_act_setup(const struct sp_runtime_config *cfg); /* probes privileges */
 int sp_act_fast_track(void *ctx, sp_tid_t tid);
 int sp_act_restore(void *ctx, sp_tid_t tid);
 void sp_act_restore_all(void);          /* process exit / shutdown */
+void sp_act_apply_deferred(struct sp_core *core); /* watchdog: boosts held back */
 void sp_act_set_exiting(void);          /* process exit: no new grants */
 void sp_act_atfork_child(sp_tid_t parent_tid, sp_tid_t child_tid);
 int sp_act_is_boosted(sp_tid_t tid);

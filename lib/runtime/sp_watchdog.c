@@ -61,6 +61,7 @@ static void sp_wd_tick(int reclaim)
 	if (!core)
 		return;
 	sp_rt_enter();
+	sp_act_apply_deferred(core);
 	sp_core_tick(core);
 	if (reclaim)
 		sp_core_reclaim(core);
