@@ -134,6 +134,19 @@ static void sp_lock_init_slot(void *arg, uint32_t slot)
 	sp_tracker_reset(&l->waiters);
 }
 
+/* Slot of @key in @index, inserting it if missing (sp_table_insert looks
+ * it up first); a full table is counted in @overflow. */
+static int sp_index_get(struct sp_core *core, struct sp_table *index, uint64_t key,
+			sp_table_init_fn init, enum sp_counter overflow)
+{
+	bool created;
+	int slot = sp_table_insert(index, key, init, core, &created);
+
+	if (slot == -ENOSPC)
+		sp_count(core, overflow);
+	return slot;
+}
+
 struct sp_task *sp_task_find(struct sp_core *core, sp_tid_t tid)
 {
 	int slot = sp_table_find(&core->task_index, tid);
@@ -143,18 +156,10 @@ struct sp_task *sp_task_find(struct sp_core *core, sp_tid_t tid)
 
 struct sp_task *sp_task_get(struct sp_core *core, sp_tid_t tid)
 {
-	bool created;
-	int slot = sp_table_find(&core->task_index, tid);
+	int slot = sp_index_get(core, &core->task_index, tid, sp_task_init_slot,
+				SP_C_TASK_OVERFLOWS);
 
-	if (sp_likely(slot >= 0))
-		return &core->tasks[slot];
-	slot = sp_table_insert(&core->task_index, tid, sp_task_init_slot, core, &created);
-	if (slot < 0) {
-		if (slot == -ENOSPC)
-			sp_count(core, SP_C_TASK_OVERFLOWS);
-		return NULL;
-	}
-	return &core->tasks[slot];
+	return slot >= 0 ? &core->tasks[slot] : NULL;
 }
 
 struct sp_lock *sp_lock_find(struct sp_core *core, sp_lock_key_t key)
@@ -166,18 +171,10 @@ struct sp_lock *sp_lock_find(struct sp_core *core, sp_lock_key_t key)
 
 struct sp_lock *sp_lock_get(struct sp_core *core, sp_lock_key_t key)
 {
-	bool created;
-	int slot = sp_table_find(&core->lock_index, key);
+	int slot = sp_index_get(core, &core->lock_index, key, sp_lock_init_slot,
+				SP_C_LOCK_OVERFLOWS);
 
-	if (sp_likely(slot >= 0))
-		return &core->locks[slot];
-	slot = sp_table_insert(&core->lock_index, key, sp_lock_init_slot, core, &created);
-	if (slot < 0) {
-		if (slot == -ENOSPC)
-			sp_count(core, SP_C_LOCK_OVERFLOWS);
-		return NULL;
-	}
-	return &core->locks[slot];
+	return slot >= 0 ? &core->locks[slot] : NULL;
 }
 
 int sp_core_reclaim(struct sp_core *core)

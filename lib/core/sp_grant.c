@@ -82,9 +82,21 @@ static void sp_task_actuate(struct sp_core *core, struct sp_task *t, sp_tid_t ti
  * a restore can never overtake the fast track it undoes. A thread that
  * loses leaves its change to the winner, which looks again before it
  * leaves; nobody waits for anybody. */
+/* Whether the host's state for @t lags the policy's wish (*@want). */
+static bool sp_task_pending(struct sp_task *t, bool *want)
+{
+	bool pending;
+
+	sp_os_lock(&t->boost_lock);
+	*want = t->want_boost;
+	pending = *want != t->boosted;
+	sp_os_unlock(&t->boost_lock);
+	return pending;
+}
+
 void sp_task_apply(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
 {
-	bool want, pending;
+	bool want;
 
 	for (;;) {
 		/* An exiting task may busy-wait on this section (see
@@ -95,22 +107,12 @@ void sp_task_apply(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
 			sp_os_nopreempt_end();
 			return;
 		}
-		for (;;) {
-			sp_os_lock(&t->boost_lock);
-			want = t->want_boost;
-			pending = want != t->boosted;
-			sp_os_unlock(&t->boost_lock);
-			if (!pending)
-				break;
+		while (sp_task_pending(t, &want))
 			sp_task_actuate(core, t, tid, want);
-		}
 		sp_atomic_store_release(&t->applying, 0);
 		sp_os_nopreempt_end();
 		sp_smp_mb();
-		sp_os_lock(&t->boost_lock);
-		pending = t->want_boost != t->boosted;
-		sp_os_unlock(&t->boost_lock);
-		if (!pending)
+		if (!sp_task_pending(t, &want))
 			return;
 	}
 }

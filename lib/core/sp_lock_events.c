@@ -41,12 +41,13 @@ int sp_lock_acquired(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock, enu
 	sp_rcu_read_lock();
 	l = sp_lock_get(core, lock);
 	t = sp_task_get(core, tid);
+	/* An acquire event even when a full lock table keeps it out of the
+	 * graph. */
+	if (t)
+		sp_atomic_add(&t->acquires, 1);
+	else
+		sp_count(core, SP_C_ACQUIRES);
 	if (sp_unlikely(!l)) {
-		/* Not recorded in the graph, but still an acquire event. */
-		if (t)
-			sp_atomic_add(&t->acquires, 1);
-		else
-			sp_count(core, SP_C_ACQUIRES);
 		rc = -ENOSPC;
 		goto out;
 	}
@@ -63,10 +64,6 @@ int sp_lock_acquired(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock, enu
 		if (!sp_tracker_enter(&l->readers, tid))
 			sp_count(core, SP_C_READER_OVERFLOWS);
 	}
-	if (t)
-		sp_atomic_add(&t->acquires, 1);
-	else
-		sp_count(core, SP_C_ACQUIRES);
 	if (sp_unlikely(!sp_tracker_empty(&l->waiters)))
 		sp_policy_on_acquire(core, tid, l, lock);
 out:
