@@ -276,15 +276,17 @@ void sp_act_apply_deferred(struct sp_core *core)
 	for (uint32_t i = 0; i < SP_ACT_DEFERRED; i++) {
 		sp_tid_t target = __atomic_load_n(&sp_act_deferred[i].target, __ATOMIC_ACQUIRE);
 		sp_tid_t waiter;
+		int want;
 
 		if (!target)
 			continue;
 		waiter = __atomic_load_n(&sp_act_deferred[i].waiter, __ATOMIC_ACQUIRE);
-		if (waiter && !sp_act_sleeping(waiter) && core && sp_task_boosted(core, target) == 1)
+		/* What the core wants now: the grant may have ended meanwhile. */
+		want = core ? sp_task_boosted(core, target) : 0;
+		if (want == 1 && waiter && !sp_act_sleeping(waiter))
 			continue; /* still on its way into the kernel: next tick */
 		__atomic_store_n(&sp_act_deferred[i].target, 0, __ATOMIC_RELEASE);
-		/* What the core wants now: the grant may have ended meanwhile. */
-		if (core && sp_task_boosted(core, target) == 1 && !sp_act_is_boosted(target))
+		if (want == 1 && !sp_act_is_boosted(target))
 			sp_act_apply_boost(target);
 	}
 }
