@@ -3,11 +3,28 @@
  * superpass portable core: blocker graph, bounded reader tracker,
  * fast-track policy and statistics.
  *
- * The core is event driven. A host (userspace runtime, kernel module,
- * simulator) reports lock events; the core keeps the blocker graph, decides
- * who gets a fast track and calls the host's actuator. The core never talks
- * to the OS: time comes from host->now_ns, actions go out through
- * host->fast_track / host->restore.
+ * The core is event driven and has three hosts: the userspace runtime
+ * (lib/runtime, with its LD_PRELOAD interposer in lib/preload), the kernel
+ * module (kmod/) and the offline host (lib/sim). Every host keeps the same
+ * contract with it:
+ *
+ *  - Events. Each thing the host sees (a lock taken, released, waited for,
+ *    a wait over, a lock destroyed, a task gone or made critical) is one
+ *    call: sp_core_event() with a struct sp_event, or the named function of
+ *    that event type (the same code; the named ones skip the dispatch on
+ *    the uncontended path). A block event carries the owner the host read
+ *    from the lock word, if it could; the core reconciles it with its own
+ *    record (sp_lock_set_owner in sp_events.c), the host never does. The
+ *    same record is what a trace of core events stores.
+ *  - Actuation. host->fast_track / host->restore only tell the host that
+ *    the policy's wish for a task changed. The host queues the tid and,
+ *    when its worker runs, applies what sp_task_boosted() says then (a
+ *    wish that flipped twice meanwhile costs nothing). lib/core/sp_actq.h
+ *    is the queue every host shares; the offline host's recording actuator
+ *    is include/superpass/rec_host.h.
+ *  - Time. The host's worker calls sp_core_tick() about every millisecond
+ *    while sp_core_needs_tick() holds, and sp_core_reclaim() now and then
+ *    from a context that may sleep. host->now_ns is the only clock.
  *
  * Every function returns 0 (or a count) on success and a negative errno
  * value on failure. Every event function is safe to call from many threads
@@ -24,6 +41,7 @@
 #include <stdint.h>
 
 #include <superpass/hist.h>
+#include <superpass/stats.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,13 +81,12 @@ struct sp_config {
 	uint32_t throttle_permille; /* max boosted share of a window (default 500, 1..1000) */
 };
 
-/* What the host does for the core. fast_track and restore are called with
- * no core lock held, one call at a time per task and in order (a restore
- * never overtakes the fast track it undoes). They may run in a kernel probe
- * with preemption off: there they must queue the work, not sleep. They may
- * query the core or report events (a target that runs at once on its new
- * priority and releases its lock is fine), except sp_task_exit of the task
- * being actuated, which waits (a bounded time) for that very call. */
+/* What the host does for the core. fast_track and restore say that the
+ * policy now wants @tid fast-tracked, or no longer does; they are called
+ * with no core lock held, one call at a time per task and in order, and
+ * may run in a kernel probe with preemption off. A host queues the tid and
+ * returns (see the contract above); a negative return counts as an
+ * actuator error and, for fast_track, drops the wish. */
 struct sp_host_ops {
 	uint64_t (*now_ns)(void *ctx);                  /* monotonic clock, required */
 	int (*fast_track)(void *ctx, sp_tid_t tid);     /* required */
@@ -80,41 +97,6 @@ struct sp_host_ops {
 
 struct sp_core;
 
-/* Counters. "now" values are gauges, the rest only grow. */
-struct sp_stats {
-	uint64_t acquires;          /* acquire events (both modes) */
-	uint64_t releases;          /* release events (both modes) */
-	uint64_t blocks;            /* block events, every task */
-	uint64_t unblocks;          /* unblock events, every task */
-	uint64_t blockings;         /* blockings of critical tasks (histogrammed) */
-	uint64_t grants;            /* grants created */
-	uint64_t grant_dups;        /* grant requests already covered by a grant */
-	uint64_t grants_refused;    /* refused: target throttled or exiting, or this
-				       wait spent a grant's budget on it less than
-				       a budget ago */
-	uint64_t fast_tracks;       /* actuator fast_track calls (ref 0 -> 1) */
-	uint64_t restores;          /* actuator restore calls (ref 1 -> 0) */
-	uint64_t actuator_errors;   /* actuator calls that returned < 0 */
-	uint64_t ends_release;      /* grants ended: target released the lock */
-	uint64_t ends_unblock;      /* grants ended: waiter stopped waiting */
-	uint64_t ends_exit;         /* grants ended: task exit / lock destroyed */
-	uint64_t expiries;          /* grants ended: budget used up */
-	uint64_t throttles;         /* targets throttled (all their grants ended) */
-	uint64_t ends_throttle;     /* grants ended by a throttle */
-	uint64_t deadlocks;         /* cycles seen by two walks in a row (events can
-				       arrive late: a suspicion, not a proof) */
-	uint64_t depth_limited;     /* walks cut by max_depth */
-	uint64_t task_overflows;    /* task table full */
-	uint64_t lock_overflows;    /* lock table full */
-	uint64_t grant_overflows;   /* grant table full */
-	uint64_t reader_overflows;  /* readers beyond K (untracked) */
-	uint64_t waiter_overflows;  /* waiters beyond the waiter slots */
-	uint64_t stale_events;      /* release/unblock not matching the graph */
-	uint64_t tasks_now;         /* live task entries */
-	uint64_t locks_now;         /* live lock entries */
-	uint64_t grants_now;        /* active grants */
-	uint64_t boosted_now;       /* tasks currently fast-tracked */
-};
 
 void sp_config_default(struct sp_config *cfg);
 /* 0 if @cfg is usable, else -EINVAL (and nothing else is touched). */
@@ -141,32 +123,70 @@ int sp_task_exit(struct sp_core *core, sp_tid_t tid);
  * host that queues actuator work can apply this state when the work runs. */
 int sp_task_boosted(struct sp_core *core, sp_tid_t tid);
 
-/* ---- lock events (unknown tasks and locks are created on first sight) ---- */
+/* ---- events (unknown tasks and locks are created on first sight) ---- */
+enum sp_event_type {
+	SP_EV_ACQUIRED = 1,  /* tid took lock in hold */
+	SP_EV_RELEASED = 2,  /* tid let go of lock in hold */
+	SP_EV_BLOCKED = 3,   /* tid waits for lock in hold; owner: see SP_EVF_OWNER */
+	SP_EV_UNBLOCKED = 4, /* tid stopped waiting; SP_EVF_ACQUIRED: it got the lock */
+	SP_EV_DESTROYED = 5, /* lock no longer exists */
+	SP_EV_DECLARED = 6,  /* lock is of kind (before or instead of other events) */
+	SP_EV_EXIT = 7,      /* task tid is gone */
+	SP_EV_CRITICAL = 8,  /* task tid becomes critical (SP_EVF_ON) or not */
+	SP_EV_NR
+};
+#define SP_EVF_OWNER 0x1u    /* BLOCKED: owner was read from the lock word (0: free) */
+#define SP_EVF_ACQUIRED 0x2u /* UNBLOCKED: the wait ended with the lock taken */
+#define SP_EVF_ON 0x4u       /* CRITICAL: on */
+#define SP_EVF_ALL 0x7u
+
+/* One event as a host saw it. Fields an event type does not use are 0. */
+struct sp_event {
+	uint16_t type;       /* enum sp_event_type */
+	uint8_t hold;        /* enum sp_hold: ACQUIRED, RELEASED, BLOCKED */
+	uint8_t kind;        /* enum sp_lock_kind: DECLARED, or BLOCKED's hint */
+	uint32_t flags;      /* SP_EVF_* */
+	sp_tid_t tid;
+	sp_lock_key_t lock;
+	sp_tid_t owner;      /* BLOCKED with SP_EVF_OWNER: the lock word's owner */
+};
+
+/* Feeds one event to the core. What the named function of that type
+ * returns; -EINVAL (counted in bad_events) for an unknown type, a flag the
+ * type does not take, a zero tid or lock where one is needed, or a bad
+ * hold or kind. */
+int sp_core_event(struct sp_core *core, const struct sp_event *ev);
+/* "acquired", "blocked", ...; NULL for an unknown type. */
+const char *sp_event_name(unsigned int type);
+
 int sp_lock_declare(struct sp_core *core, sp_lock_key_t lock, enum sp_lock_kind kind);
 int sp_lock_acquired(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		     enum sp_hold hold);
 int sp_lock_released(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		     enum sp_hold hold);
-/* @tid started waiting for @lock. Reporting the same wait again is cheap:
- * the core keeps the start time and walks the graph again, picking up an
- * owner that changed (or that took the lock in the very instant the wait
- * began, which the barrier-free acquire path can miss). sp_core_tick does
- * the same for critical tasks' long waits. */
+/* @tid started waiting for @lock. @owner is the exclusive owner the host
+ * read from the lock word (only with @owner_known; 0 then means the word
+ * said "free"). The core takes it when its own record is empty or was
+ * itself taken from a lock word, so an acquire it never heard of (a
+ * trylock preempted before its report, a lock taken on a path the host
+ * does not see) still has a holder to fast-track; an owner the core heard
+ * acquire the lock wins over a word that may be stale.
+ * Reporting the same wait again is cheap: the core keeps the start time
+ * and walks the graph again, picking up an owner that changed. A host that
+ * can re-read the lock word reports the wait again when the word changes;
+ * sp_core_tick refreshes critical tasks' long waits in any case. */
+int sp_lock_blocked_owner(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
+			  enum sp_hold hold, bool owner_known, sp_tid_t owner);
+/* The same without an owner read. */
 int sp_lock_blocked(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		    enum sp_hold hold);
-/* @tid stopped waiting for @lock: it got it (@acquired, and the host also
- * reports sp_lock_acquired) or gave up (timeout, signal, error). */
+/* @tid stopped waiting for @lock: it got it (@acquired: the core records
+ * the acquire too, in the hold the wait was reported with; the host does
+ * not report it again) or gave up (timeout, signal, error). */
 int sp_lock_unblocked(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		      bool acquired);
 /* The lock no longer exists: its grants end and its entry is freed. */
 int sp_lock_destroyed(struct sp_core *core, sp_lock_key_t lock);
-/* The host read @owner from the lock itself (glibc's __owner, a kernel
- * mutex's owner word). Records it if the core's owner of @lock still is
- * @expected (so a stale read can be taken back with expected = owner,
- * owner = 0), without counting an acquire. 0 if recorded, -EAGAIN if the
- * core's owner was not @expected, -ENOSPC if the lock table is full. */
-int sp_lock_owner_hint(struct sp_core *core, sp_lock_key_t lock, sp_tid_t expected,
-		       sp_tid_t owner);
 /* The task currently recorded as exclusive owner of @lock (0 if none). */
 int sp_lock_owner(struct sp_core *core, sp_lock_key_t lock, sp_tid_t *owner);
 /* Copies up to @cap tracked readers; returns how many were copied and puts

@@ -163,7 +163,7 @@ struct sp_task *sp_task_find(struct sp_core *core, sp_tid_t tid)
 struct sp_task *sp_task_get(struct sp_core *core, sp_tid_t tid)
 {
 	int slot = sp_index_get(core, &core->task_index, tid, sp_task_init_slot,
-				SP_C_TASK_OVERFLOWS);
+				SP_C_task_overflows);
 
 	return slot >= 0 ? &core->tasks[slot] : NULL;
 }
@@ -178,7 +178,7 @@ struct sp_lock *sp_lock_find(struct sp_core *core, sp_lock_key_t key)
 struct sp_lock *sp_lock_get(struct sp_core *core, sp_lock_key_t key)
 {
 	int slot = sp_index_get(core, &core->lock_index, key, sp_lock_init_slot,
-				SP_C_LOCK_OVERFLOWS);
+				SP_C_lock_overflows);
 
 	return slot >= 0 ? &core->locks[slot] : NULL;
 }

@@ -49,14 +49,14 @@ static void sp_task_actuate(struct sp_core *core, struct sp_task *t, sp_tid_t ti
 	int rc;
 
 	if (boost) {
-		sp_count(core, SP_C_FAST_TRACKS);
+		sp_count(core, SP_C_fast_tracks);
 		rc = core->ops.fast_track(core->ctx, tid);
 	} else {
-		sp_count(core, SP_C_RESTORES);
+		sp_count(core, SP_C_restores);
 		rc = core->ops.restore(core->ctx, tid);
 	}
 	if (rc < 0)
-		sp_count(core, SP_C_ACTUATOR_ERRORS);
+		sp_count(core, SP_C_actuator_errors);
 
 	sp_os_lock(&t->boost_lock);
 	sp_throttle_roll(core, t, now);
@@ -64,16 +64,16 @@ static void sp_task_actuate(struct sp_core *core, struct sp_task *t, sp_tid_t ti
 		/* Nothing was boosted, so nothing will be restored: count the
 		 * restore now to keep fast_tracks == restores + boosted_now,
 		 * and stop wanting what the host cannot do for this grant. */
-		sp_count(core, SP_C_RESTORES);
+		sp_count(core, SP_C_restores);
 		t->want_boost = false;
 	} else if (boost) {
 		t->boosted = true;
 		t->boost_start = now;
-		sp_atomic_add(&core->counters[SP_C_BOOSTED_NOW], 1);
+		sp_atomic_add(&core->counters[SP_C_boosted_now], 1);
 	} else {
 		t->window_used = sp_throttle_used(t, now);
 		t->boosted = false;
-		sp_atomic_add(&core->counters[SP_C_BOOSTED_NOW], (uint64_t)-1);
+		sp_atomic_dec_checked(&core->counters[SP_C_boosted_now]);
 	}
 	sp_os_unlock(&t->boost_lock);
 }
@@ -111,6 +111,11 @@ void sp_task_apply(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
 			sp_task_actuate(core, t, tid, want);
 		sp_atomic_store_release(&t->applying, 0);
 		sp_os_nopreempt_end();
+		/* Store-load order between dropping "applying" and looking for
+		 * a change made meanwhile: pairs with the boost_lock section of
+		 * whoever changed want_boost and then failed the cmpxchg on
+		 * "applying" above. Either it saw applying == 0 and applies
+		 * itself, or we see its change here. */
 		sp_smp_mb();
 		if (!sp_task_pending(t, &want))
 			return;
@@ -164,13 +169,13 @@ bool sp_grant_end(struct sp_core *core, struct sp_grant *g, uint64_t word,
 			t->spent_lock = sp_atomic_load(&g->lock);
 			t->spent_until = sp_now(core) + core->cfg.budget_ns;
 		}
-		if (sp_atomic_add(&t->refs, (uint64_t)-1) == 0)
+		if (sp_atomic_dec_checked(&t->refs) == 0)
 			t->want_boost = false;
 		sp_os_unlock(&t->boost_lock);
 		sp_task_apply(core, t, sp_atomic_load(&g->target));
 	}
 	sp_count(core, (enum sp_counter)why);
-	sp_atomic_add(&core->grants_active, (uint64_t)-1);
+	sp_atomic_dec_checked(&core->grants_active);
 	sp_atomic_store_release(&g->state, (word & ~SP_GRANT_STATE_MASK) | SP_GRANT_FREE);
 	return true;
 }
@@ -302,7 +307,7 @@ int sp_grant_create(struct sp_core *core, sp_tid_t waiter, uint64_t waiter_seq, 
 	if (target == waiter || target == via)
 		return 0;
 	if (sp_grant_exists(core, waiter, target, lock)) {
-		sp_count(core, SP_C_GRANT_DUPS);
+		sp_count(core, SP_C_grant_dups);
 		return 0;
 	}
 	t = sp_task_get(core, target);
@@ -311,7 +316,7 @@ int sp_grant_create(struct sp_core *core, sp_tid_t waiter, uint64_t waiter_seq, 
 		return -ENOSPC;
 	g = sp_grant_claim(core, &word);
 	if (!g) {
-		sp_count(core, SP_C_GRANT_OVERFLOWS);
+		sp_count(core, SP_C_grant_overflows);
 		return -ENOSPC;
 	}
 	now = sp_now(core);
@@ -325,16 +330,26 @@ int sp_grant_create(struct sp_core *core, sp_tid_t waiter, uint64_t waiter_seq, 
 	sp_atomic_store(&g->start, now);
 
 	if (!sp_task_ref_get(t, g, now)) {
-		sp_count(core, SP_C_GRANTS_REFUSED);
+		sp_count(core, SP_C_grants_refused);
 		sp_atomic_store_release(&g->state, (word & ~SP_GRANT_STATE_MASK) | SP_GRANT_FREE);
 		return -EBUSY;
 	}
 	sp_atomic_add(&core->grants_active, 1);
-	sp_count(core, SP_C_GRANTS);
+	sp_count(core, SP_C_grants);
 	/* ACTIVE before the host is told: a fast-tracked target may preempt
-	 * us right away, and its release (or the tick) must find the grant. */
+	 * us right away, and its release (or the tick) must find the grant.
+	 * Release: publishes the fields stored above; pairs with the acquire
+	 * loads of g->state in every scanner (sp_grants_end_matching,
+	 * sp_grant_exists, sp_origins_of, sp_tick), which then read them. On
+	 * a weakly ordered CPU a relaxed store here could let a scanner read
+	 * the previous grant's target_ref and drop another task's ref. */
 	word = (word & ~SP_GRANT_STATE_MASK) | SP_GRANT_ACTIVE;
-	sp_atomic_store(&g->state, word);
+	sp_atomic_store_release(&g->state, word);
+	/* Store-load order between "grant ACTIVE" and the graph reads of
+	 * sp_grant_valid; pairs with the full barrier a release or unblock
+	 * makes between changing the graph and scanning for grants (the
+	 * cmpxchg in sp_lock_released / sp_tracker_exit, the one in
+	 * sp_lock_unblocked on blocked_on). Either side sees the other. */
 	sp_smp_mb();
 	if (!sp_grant_valid(core, g, &why))
 		sp_grant_end(core, g, word, why);

@@ -23,6 +23,7 @@
 struct sp_task {
 	sp_atomic64_t critical;    /* 0 or 1 */
 	sp_atomic64_t blocked_on;  /* lock key, 0 when running */
+	sp_atomic64_t blocked_hold;/* enum sp_hold of that wait */
 	sp_atomic64_t block_seq;   /* +1 at every block and unblock */
 	sp_atomic64_t block_start; /* now_ns() at the last block */
 	sp_atomic64_t refs;        /* active grants targeting this task */
@@ -53,6 +54,9 @@ struct sp_task {
 struct sp_lock {
 	sp_atomic64_t kind;        /* enum sp_lock_kind */
 	sp_atomic64_t owner;       /* exclusive holder, 0 if none */
+	sp_atomic64_t word_owner;  /* owner as last taken from a lock word (see
+				      sp_lock_set_owner), 0 once an acquire
+				      event named the owner */
 	struct sp_tracker readers;
 	struct sp_tracker waiters;
 };
@@ -85,24 +89,23 @@ struct sp_grant {
 	sp_atomic64_t start;
 };
 
+/* One counter per sp_stats field (include/superpass/stats.h); the gauges
+ * tasks_now, locks_now and grants_now are read off the tables instead, and
+ * their slots stay unused. */
 enum sp_counter {
-	SP_C_BLOCKS, SP_C_UNBLOCKS, SP_C_BLOCKINGS, SP_C_GRANTS, SP_C_GRANT_DUPS,
-	SP_C_GRANTS_REFUSED, SP_C_FAST_TRACKS, SP_C_RESTORES, SP_C_ACTUATOR_ERRORS,
-	SP_C_ENDS_RELEASE, SP_C_ENDS_UNBLOCK, SP_C_ENDS_EXIT, SP_C_EXPIRIES,
-	SP_C_THROTTLES, SP_C_ENDS_THROTTLE, SP_C_DEADLOCKS, SP_C_DEPTH_LIMITED, SP_C_TASK_OVERFLOWS,
-	SP_C_LOCK_OVERFLOWS, SP_C_GRANT_OVERFLOWS, SP_C_READER_OVERFLOWS,
-	SP_C_WAITER_OVERFLOWS, SP_C_STALE_EVENTS, SP_C_ACQUIRES, SP_C_RELEASES,
-	SP_C_BOOSTED_NOW,
+#define SP_COUNTER_ENUM(name, kind, help) SP_C_##name,
+	SP_STATS_FIELDS(SP_COUNTER_ENUM)
+#undef SP_COUNTER_ENUM
 	SP_C_NR
 };
 
 /* Why a grant ends; selects the counter. */
 enum sp_end_reason {
-	SP_END_RELEASE = SP_C_ENDS_RELEASE,
-	SP_END_UNBLOCK = SP_C_ENDS_UNBLOCK,
-	SP_END_EXIT = SP_C_ENDS_EXIT,
-	SP_END_EXPIRY = SP_C_EXPIRIES,
-	SP_END_THROTTLE = SP_C_ENDS_THROTTLE,
+	SP_END_RELEASE = SP_C_ends_release,
+	SP_END_UNBLOCK = SP_C_ends_unblock,
+	SP_END_EXIT = SP_C_ends_exit,
+	SP_END_EXPIRY = SP_C_expiries,
+	SP_END_THROTTLE = SP_C_ends_throttle,
 };
 
 struct sp_core {
@@ -163,8 +166,6 @@ struct sp_walk {
 /* Visits every task that blocks @via (which waits for @lock), then what
  * blocks those, up to max_depth. */
 void sp_graph_walk(struct sp_core *core, struct sp_walk *w, sp_tid_t via, sp_lock_key_t lock);
-/* Holders of @lock (owner first, then tracked readers) into @out. */
-uint32_t sp_lock_holders(struct sp_core *core, struct sp_lock *l, sp_tid_t *out, uint32_t cap);
 bool sp_lock_held_by(struct sp_core *core, sp_lock_key_t key, sp_tid_t tid);
 
 /* ---- policy (sp_policy.c) ---- */
@@ -172,9 +173,11 @@ bool sp_lock_held_by(struct sp_core *core, sp_lock_key_t key, sp_tid_t tid);
  * every critical task it delays. */
 void sp_policy_on_block(struct sp_core *core, sp_tid_t via, struct sp_task *t,
 			sp_lock_key_t lock);
-/* @holder just took @lock, which has tracked waiters. */
+/* @holder just took @lock, which has tracked waiters: grant to it on
+ * behalf of each of them but @except (0: none; a waiter that walks from
+ * itself anyway). */
 void sp_policy_on_acquire(struct sp_core *core, sp_tid_t holder, struct sp_lock *l,
-			  sp_lock_key_t lock);
+			  sp_lock_key_t lock, sp_tid_t except);
 
 /* ---- grants (sp_grant.c) ---- */
 /* "@target holds @lock, which @via waits for, delaying critical @waiter";

@@ -86,7 +86,7 @@ void sp_policy_on_block(struct sp_core *core, sp_tid_t via, struct sp_task *t,
 		sp_walk_start(&w, origins[i].tid, sp_policy_grant_visit, &origins[i]);
 		sp_graph_walk(core, &w, via, lock);
 		if (w.depth_limited)
-			sp_count(core, SP_C_DEPTH_LIMITED);
+			sp_count(core, SP_C_depth_limited);
 		if (!w.deadlock)
 			continue;
 		/* The graph is assembled from events that may arrive a little
@@ -96,14 +96,14 @@ void sp_policy_on_block(struct sp_core *core, sp_tid_t via, struct sp_task *t,
 		sp_graph_walk(core, &w, via, lock);
 		if (!w.deadlock)
 			continue;
-		sp_count(core, SP_C_DEADLOCKS);
+		sp_count(core, SP_C_deadlocks);
 		if (core->ops.on_deadlock)
 			core->ops.on_deadlock(core->ctx, w.origin, lock);
 	}
 }
 
 void sp_policy_on_acquire(struct sp_core *core, sp_tid_t holder, struct sp_lock *l,
-			  sp_lock_key_t lock)
+			  sp_lock_key_t lock, sp_tid_t except)
 {
 	struct sp_origin origins[SP_MAX_ORIGINS];
 	uint32_t i, j, n;
@@ -112,7 +112,7 @@ void sp_policy_on_acquire(struct sp_core *core, sp_tid_t holder, struct sp_lock 
 		sp_tid_t u = sp_tracker_slot(&l->waiters, i);
 		struct sp_task *ut;
 
-		if (!u || u == holder)
+		if (!u || u == holder || u == except)
 			continue;
 		ut = sp_task_find(core, u);
 		if (!ut || sp_atomic_load_acquire(&ut->blocked_on) != lock)

@@ -60,38 +60,15 @@ void sp_core_stats(struct sp_core *core, struct sp_stats *out)
 	for (i = 0; i < core->task_index.capacity; i++) {
 		if (!sp_table_slot_key(&core->task_index, i))
 			continue;
-		c[SP_C_ACQUIRES] += sp_atomic_load(&core->tasks[i].acquires);
-		c[SP_C_RELEASES] += sp_atomic_load(&core->tasks[i].releases);
+		c[SP_C_acquires] += sp_atomic_load(&core->tasks[i].acquires);
+		c[SP_C_releases] += sp_atomic_load(&core->tasks[i].releases);
 	}
 	sp_rcu_read_unlock();
 
-	out->acquires = c[SP_C_ACQUIRES];
-	out->releases = c[SP_C_RELEASES];
-	out->blocks = c[SP_C_BLOCKS];
-	out->unblocks = c[SP_C_UNBLOCKS];
-	out->blockings = c[SP_C_BLOCKINGS];
-	out->grants = c[SP_C_GRANTS];
-	out->grant_dups = c[SP_C_GRANT_DUPS];
-	out->grants_refused = c[SP_C_GRANTS_REFUSED];
-	out->fast_tracks = c[SP_C_FAST_TRACKS];
-	out->restores = c[SP_C_RESTORES];
-	out->actuator_errors = c[SP_C_ACTUATOR_ERRORS];
-	out->ends_release = c[SP_C_ENDS_RELEASE];
-	out->ends_unblock = c[SP_C_ENDS_UNBLOCK];
-	out->ends_exit = c[SP_C_ENDS_EXIT];
-	out->expiries = c[SP_C_EXPIRIES];
-	out->throttles = c[SP_C_THROTTLES];
-	out->ends_throttle = c[SP_C_ENDS_THROTTLE];
-	out->deadlocks = c[SP_C_DEADLOCKS];
-	out->depth_limited = c[SP_C_DEPTH_LIMITED];
-	out->task_overflows = c[SP_C_TASK_OVERFLOWS];
-	out->lock_overflows = c[SP_C_LOCK_OVERFLOWS];
-	out->grant_overflows = c[SP_C_GRANT_OVERFLOWS];
-	out->reader_overflows = c[SP_C_READER_OVERFLOWS];
-	out->waiter_overflows = c[SP_C_WAITER_OVERFLOWS];
-	out->stale_events = c[SP_C_STALE_EVENTS];
+#define SP_STATS_COPY(name, kind, help) out->name = c[SP_C_##name];
+	SP_STATS_FIELDS(SP_STATS_COPY)
+#undef SP_STATS_COPY
 	out->tasks_now = sp_table_live(&core->task_index);
 	out->locks_now = sp_table_live(&core->lock_index);
 	out->grants_now = sp_atomic_load(&core->grants_active);
-	out->boosted_now = c[SP_C_BOOSTED_NOW];
 }

@@ -7,7 +7,7 @@ void sp_task_set_block_start(struct sp_core *core, struct sp_task *t, uint64_t s
 	uint64_t old = sp_atomic_xchg(&t->block_start, start);
 
 	if (old && !start)
-		sp_atomic_add(&core->critical_blocked, (uint64_t)-1);
+		sp_atomic_dec_checked(&core->critical_blocked);
 	else if (!old && start)
 		sp_atomic_add(&core->critical_blocked, 1);
 }
@@ -129,8 +129,8 @@ int sp_task_exit(struct sp_core *core, sp_tid_t tid)
 	 * that its own validity check will drop; the boost must go now. */
 	sp_task_force_restore(core, t, tid);
 
-	sp_atomic_add(&core->counters[SP_C_ACQUIRES], sp_atomic_xchg(&t->acquires, 0));
-	sp_atomic_add(&core->counters[SP_C_RELEASES], sp_atomic_xchg(&t->releases, 0));
+	sp_atomic_add(&core->counters[SP_C_acquires], sp_atomic_xchg(&t->acquires, 0));
+	sp_atomic_add(&core->counters[SP_C_releases], sp_atomic_xchg(&t->releases, 0));
 	sp_table_retire(&core->task_index, (uint32_t)slot, tid);
 	sp_rcu_read_unlock();
 	return 0;

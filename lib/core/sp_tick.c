@@ -92,7 +92,7 @@ int sp_core_tick(struct sp_core *core)
 		} else if (sp_tick_throttle(core, g, now)) {
 			struct sp_grant_match m = { .target = sp_atomic_load(&g->target) };
 
-			sp_count(core, SP_C_THROTTLES);
+			sp_count(core, SP_C_throttles);
 			ended += sp_grants_end_matching(core, &m, SP_END_THROTTLE);
 		} else if (!sp_grant_valid(core, g, &why)) {
 			/* A lost release or unblock must not pin a boost. */

@@ -22,14 +22,17 @@ bool sp_tracker_enter(struct sp_tracker *tr, uint64_t tid)
 {
 	uint32_t i;
 
+	/* Counted before the slot is taken, so that a tracker that reads
+	 * empty (sp_tracker_empty, the uncontended acquire path's test) is
+	 * empty: the count may run ahead of the slots, never behind. */
+	sp_atomic_add(&tr->tracked, 1);
 	for (i = 0; i < tr->cap; i++) {
 		if (sp_atomic_load(&tr->slots[i]) == 0 &&
-		    sp_atomic_cmpxchg(&tr->slots[i], 0, tid)) {
-			sp_atomic_add(&tr->tracked, 1);
+		    sp_atomic_cmpxchg(&tr->slots[i], 0, tid))
 			return true;
-		}
 	}
 	sp_atomic_add(&tr->untracked, 1);
+	sp_atomic_dec_checked(&tr->tracked);
 	return false;
 }
 
@@ -40,7 +43,7 @@ bool sp_tracker_remove(struct sp_tracker *tr, uint64_t tid)
 	for (i = 0; i < tr->cap; i++) {
 		if (sp_atomic_load(&tr->slots[i]) == tid &&
 		    sp_atomic_cmpxchg(&tr->slots[i], tid, 0)) {
-			sp_atomic_add(&tr->tracked, (uint64_t)-1);
+			sp_atomic_dec_checked(&tr->tracked);
 			return true;
 		}
 	}

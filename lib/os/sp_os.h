@@ -14,20 +14,30 @@
  *                may sleep; memset, memcpy
  *   atomics      sp_atomic64_t; sp_atomic_load / _load_acquire (relaxed /
  *                acquire), sp_atomic_store / _store_release, sp_atomic_add
- *                (relaxed, returns the new value), sp_atomic_cmpxchg (full
- *                barrier, true on success), sp_atomic_xchg (full barrier),
- *                sp_smp_mb()
+ *                (relaxed, returns the new value), sp_atomic_cmpxchg (true
+ *                on success; a full barrier on success only: a failed one
+ *                orders nothing, as the kernel's atomic64_try_cmpxchg),
+ *                sp_atomic_xchg (full barrier), sp_smp_mb(). Every
+ *                sp_smp_mb() in lib/core names what it pairs with.
  *   locks        sp_os_lock_t: a short, non-sleeping critical section that
  *                is safe in every context the core runs in. sp_os_lock_init,
  *                sp_os_lock_destroy, sp_os_lock, sp_os_unlock
  *   RCU          sp_rcu_read_lock / sp_rcu_read_unlock (never sleep, nest),
  *                sp_rcu_synchronize (sleeps; reclaim only)
+ *   time         sp_os_now_ns(): a monotonic clock for hosts (the core itself
+ *                only uses host->now_ns)
  *   hints        sp_likely, sp_unlikely, sp_os_spin_wait() (one pause of a
  *                busy-wait for another CPU; userspace may yield, since the
  *                thread waited for can be preempted)
  *   preemption   sp_os_nopreempt_begin / _end: a section that others may
  *                busy-wait on; in the kernel it must not be preempted
  *                (userspace cannot forbid it: no-ops there)
+ *   checks       SP_VERIFY(cond), SP_VERIFY3U(a, op, b): an invariant that
+ *                prints the expression and both operands when it fails
+ *                (OpenZFS VERIFY3U). The kernel warns once and goes on;
+ *                userspace aborts in SUPERPASS_DEBUG_CHECKS builds (tests,
+ *                Debug) and counts nothing otherwise. sp_atomic_dec_checked
+ *                decrements a count that must not go below zero.
  */
 #ifndef SP_OS_H
 #define SP_OS_H
@@ -37,5 +47,17 @@
 #else
 #include "posix/sp_os_posix.h"
 #endif
+
+/* Decrements a count that is never below zero; yields the new value. A
+ * decrement from 0 is a lost increment somewhere: reported at the caller's
+ * line, and the count stays at 0 rather than wrapping to 2^64 - 1. */
+#define sp_atomic_dec_checked(a)                                                        \
+	({                                                                              \
+		uint64_t __sp_was = sp_atomic_add((a), (uint64_t)-1) + 1;               \
+		if (sp_unlikely(__sp_was == 0))                                         \
+			sp_atomic_add((a), 1);                                          \
+		SP_VERIFY3U(__sp_was, >, 0);                                            \
+		__sp_was ? __sp_was - 1 : 0;                                            \
+	})
 
 #endif /* SP_OS_H */

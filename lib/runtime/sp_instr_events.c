@@ -42,35 +42,28 @@ void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold)
  * trylock and was preempted before reporting the acquire (seen on this
  * machine: a nice 19 holder stuck 67 ms in that window, so the critical
  * waiter found no owner and nobody was fast-tracked), or the lock was taken
- * on a path that is not instrumented. When the waiter matters to the policy
- * (critical, or fast-tracked on behalf of a critical task), tell the core
- * who holds the lock. glibc's owner can be stale by the time the core hears
- * it, so read it again afterwards and take the report back if the owner has
- * changed meanwhile. A hint is not an acquire: the owner's own report,
- * when it comes, is the one counted.
+ * on a path that is not instrumented. The block event carries the word;
+ * the core decides what to make of it (sp_lock_blocked_owner). The word
+ * can be stale by the time the core hears it, so it is read again after
+ * the report, and the wait reported again (cheap: same wait) only if the
+ * word changed meanwhile.
  */
 void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 		      sp_tid_t (*owner_of)(const void *lock))
 {
 	struct sp_core *core = sp_ev_core();
 	sp_lock_key_t key = (sp_lock_key_t)(uintptr_t)lock;
-	sp_tid_t owner = owner_of(lock);
+	sp_tid_t owner = owner_of(lock), again;
 
 	if (!core)
 		return;
 	sp_rt_enter();
 	sp_rt_thread_check_name(core);
-	if (owner && owner != self &&
-	    (sp_rt_self_state.critical || sp_task_boosted(core, self) > 0)) {
-		sp_tid_t known = 0;
-		int r = sp_lock_owner(core, key, &known);
-
-		if ((r == -ENOENT || (r >= 0 && known == 0)) &&
-		    sp_lock_owner_hint(core, key, 0, owner) == 0 && owner_of(lock) != owner)
-			sp_lock_owner_hint(core, key, owner, 0);
-	}
 	sp_rt_self_state.reporting_wait = 1;
-	sp_lock_blocked(core, self, key, hold);
+	sp_lock_blocked_owner(core, self, key, hold, true, owner);
+	again = owner_of(lock);
+	if (again != owner)
+		sp_lock_blocked_owner(core, self, key, hold, true, again);
 	sp_rt_self_state.reporting_wait = 0;
 	/* The watchdog sleeps while nothing needs ticks; a critical wait
 	 * does (the tick refreshes it if it lasts). */
@@ -87,9 +80,8 @@ void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool
 	if (!core)
 		return;
 	sp_rt_enter();
+	(void)hold; /* the core knows the wait's hold */
 	sp_lock_unblocked(core, self, key, acquired);
-	if (acquired)
-		sp_lock_acquired(core, self, key, hold);
 	sp_rt_leave();
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Blocker graph: edges, chains, cycles, depth bound, queries, bad input. */
-#include "sp_test_host.h"
+#include "sp_test_core.h"
 
 #include <errno.h>
 
@@ -8,7 +8,7 @@
 #define L2 0x2000
 #define L3 0x3000
 
-static struct sp_test_host host;
+static struct sp_rec_host host;
 
 static uint32_t blockers(struct sp_core *core, sp_tid_t tid, sp_tid_t *out, uint32_t cap,
 			 struct sp_walk_result *res)
@@ -52,7 +52,7 @@ static void test_owner_and_readers_block(void **state)
 
 	/* not blocked: nobody blocks it */
 	assert_int_equal(blockers(core, 10, out, 16, &r), 0);
-	sp_core_destroy(core);
+	sp_test_destroy(&host);
 }
 
 static void test_chain_is_transitive(void **state)
@@ -78,7 +78,7 @@ static void test_chain_is_transitive(void **state)
 	assert_int_equal(sp_lock_unblocked(core, 2, L2, false), 0);
 	assert_int_equal(blockers(core, 1, out, 16, &r), 1);
 	assert_int_equal(out[0], 2);
-	sp_core_destroy(core);
+	sp_test_destroy(&host);
 }
 
 static void test_cycle_is_reported_not_followed(void **state)
@@ -102,7 +102,7 @@ static void test_cycle_is_reported_not_followed(void **state)
 	assert_int_equal(blockers(core, 2, out, 16, &r), 1);
 	assert_int_equal(out[0], 3);
 	assert_true(r.deadlock);
-	sp_core_destroy(core);
+	sp_test_destroy(&host);
 }
 
 static void test_self_deadlock(void **state)
@@ -117,7 +117,7 @@ static void test_self_deadlock(void **state)
 	sp_lock_blocked(core, 5, L1, SP_HOLD_EXCL);
 	assert_int_equal(blockers(core, 5, out, 4, &r), 0);
 	assert_true(r.deadlock);
-	sp_core_destroy(core);
+	sp_test_destroy(&host);
 }
 
 static void test_depth_bound(void **state)
@@ -139,7 +139,7 @@ static void test_depth_bound(void **state)
 	assert_int_equal(blockers(core, 1, out, 32, &r), 3);
 	assert_true(r.depth_limited);
 	assert_false(r.deadlock);
-	sp_core_destroy(core);
+	sp_test_destroy(&host);
 }
 
 static void test_result_capacity(void **state)
@@ -154,7 +154,7 @@ static void test_result_capacity(void **state)
 	sp_lock_blocked(core, 1, L1, SP_HOLD_EXCL);
 	assert_int_equal(blockers(core, 1, out, 2, &r), 2);
 	assert_int_equal(r.missed, 2);
-	sp_core_destroy(core);
+	sp_test_destroy(&host);
 }
 
 static void test_release_and_stale_events(void **state)
@@ -180,7 +180,7 @@ static void test_release_and_stale_events(void **state)
 	assert_int_equal(st.stale_events, 3);
 	assert_int_equal(st.acquires, 1);
 	assert_int_equal(st.releases, 2);
-	sp_core_destroy(core);
+	sp_test_destroy(&host);
 }
 
 static void test_bad_arguments(void **state)
@@ -240,7 +240,7 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(sp_core_create(NULL, &ops, &host, &c2), -EINVAL);
 	assert_int_equal(sp_core_create(NULL, &sp_test_ops, &host, NULL), -EINVAL);
 	sp_core_destroy(NULL);
-	sp_core_destroy(core);
+	sp_test_destroy(&host);
 }
 
 static void test_capacity_overflow_degrades(void **state)
@@ -288,7 +288,7 @@ static void test_capacity_overflow_degrades(void **state)
 	assert_int_equal(st.locks_now, 2);
 	assert_int_equal(sp_core_reclaim(core), 1);
 	assert_int_equal(sp_core_reclaim(core), 0);
-	sp_core_destroy(core);
+	sp_test_destroy(&host);
 }
 
 int main(void)

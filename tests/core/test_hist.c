@@ -3,7 +3,7 @@
  * The log-linear histogram: bucket arithmetic, quantiles against exact
  * sorted values, edge cases and merging.
  */
-#include "sp_test_host.h"
+#include "sp_test_core.h"
 
 #include <stdlib.h>
 #include <string.h>

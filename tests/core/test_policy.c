@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Fast-track policy: who is boosted, when, for how long, and that every
  * boost is restored exactly once. */
-#include "sp_test_host.h"
+#include "sp_test_core.h"
 #include "sp_internal.h"   /* to stage a race the public API cannot */
 
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 enum { W = 1, W2 = 2, A = 10, B = 11, C = 12 };
 
-static struct sp_test_host host;
+static struct sp_rec_host host;
 
 /* Bookkeeping that must hold at any quiet moment. */
 static void check_invariants(struct sp_core *core)
@@ -39,7 +39,7 @@ static struct sp_core *setup(const struct sp_config *cfg)
 static void teardown(struct sp_core *core)
 {
 	check_invariants(core);
-	sp_core_destroy(core);
+	sp_test_destroy(&host);
 	assert_int_equal(sp_test_boosted_count(&host), 0);
 	assert_int_equal(host.bad_calls, 0);
 }
@@ -61,7 +61,6 @@ static void test_owner_boosted_until_release(void **state)
 	sp_assert_not_boosted(&host, A);
 	assert_int_equal(sp_task_boosted(core, A), 0);
 	sp_lock_unblocked(core, W, L1, true);
-	sp_lock_acquired(core, W, L1, SP_HOLD_EXCL);
 	sp_core_stats(core, &s);
 	assert_int_equal(s.grants, 1);
 	assert_int_equal(s.ends_release, 1);
@@ -122,8 +121,8 @@ static void test_two_waiters_one_boost(void **state)
 	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
 	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
 	sp_lock_blocked(core, W2, L1, SP_HOLD_EXCL);
-	assert_int_equal(host.fast_tracks, 1);
 	sp_assert_boosted(&host, A);
+	assert_int_equal(host.fast_tracks, 1);
 	sp_lock_unblocked(core, W, L1, false);
 	sp_assert_boosted(&host, A);   /* W2 still needs it */
 	assert_int_equal(host.restores, 0);
@@ -141,6 +140,7 @@ static void test_repeated_block_report_is_one_wait(void **state)
 	(void)state;
 	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
 	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
 	host.now += 3 * MS;
 	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);   /* fired again after a wakeup */
 	host.now += 2 * MS;
@@ -149,8 +149,8 @@ static void test_repeated_block_report_is_one_wait(void **state)
 	assert_int_equal(s.blocks, 1);
 	assert_int_equal(s.grants, 1);
 	assert_int_equal(s.grant_dups, 1);
-	assert_int_equal(host.fast_tracks, 1);
 	sp_assert_not_boosted(&host, A);
+	assert_int_equal(host.fast_tracks, 1);
 	teardown(core);
 }
 
@@ -222,7 +222,6 @@ static void test_chain_boosts_every_link(void **state)
 	sp_lock_released(core, B, L2, SP_HOLD_EXCL);
 	sp_assert_not_boosted(&host, B);
 	sp_lock_unblocked(core, A, L2, true);
-	sp_lock_acquired(core, A, L2, SP_HOLD_EXCL);
 	sp_assert_boosted(&host, A);
 	sp_lock_released(core, A, L2, SP_HOLD_EXCL);
 	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
@@ -285,7 +284,6 @@ static void test_new_owner_while_critical_waits(void **state)
 	sp_assert_not_boosted(&host, A);
 	/* C wins the lock before W: now C delays W */
 	sp_lock_unblocked(core, C, L1, true);
-	sp_lock_acquired(core, C, L1, SP_HOLD_EXCL);
 	sp_assert_boosted(&host, C);
 	sp_lock_released(core, C, L1, SP_HOLD_EXCL);
 	sp_assert_not_boosted(&host, C);
@@ -318,8 +316,10 @@ static void test_lost_unblock_closes_previous_wait(void **state)
 /* The target runs the moment it is fast-tracked and releases the lock,
  * inside the granter's actuator call: the host may re-enter the core, and
  * the release must find the grant (it is ACTIVE before the host is told). */
-static void release_at_once(struct sp_test_host *h, sp_tid_t tid)
+static void release_at_once(struct sp_rec_host *h, sp_tid_t tid, bool boosted)
 {
+	if (!boosted)
+		return;
 	assert_int_equal(sp_task_boosted(h->core, tid), 1);
 	assert_int_equal(sp_lock_released(h->core, tid, L1, SP_HOLD_EXCL), 0);
 }
@@ -330,10 +330,11 @@ static void test_target_runs_inside_actuator_call(void **state)
 	struct sp_stats s;
 
 	(void)state;
-	host.on_fast_track = release_at_once;
+	host.on_change = release_at_once;
 	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
 	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
-	host.on_fast_track = NULL;
+	sp_rec_host_run(&host); /* QUEUED: the worker boosts; the target runs */
+	host.on_change = NULL;
 	sp_assert_not_boosted(&host, A);
 	assert_int_equal(sp_task_boosted(core, A), 0);
 	sp_core_stats(core, &s);
@@ -344,32 +345,181 @@ static void test_target_runs_inside_actuator_call(void **state)
 	teardown(core);
 }
 
-static void test_owner_hint(void **state)
+static void block_with_word(struct sp_core *core, sp_tid_t tid, sp_tid_t word)
+{
+	const struct sp_event ev = { .type = SP_EV_BLOCKED, .hold = SP_HOLD_EXCL,
+				     .flags = SP_EVF_OWNER, .tid = tid, .lock = L1,
+				     .owner = word };
+
+	assert_int_equal(sp_core_event(core, &ev), 0);
+}
+
+static sp_tid_t owner_of(struct sp_core *core, sp_lock_key_t lock)
+{
+	sp_tid_t owner = 0;
+
+	sp_lock_owner(core, lock, &owner);
+	return owner;
+}
+
+/* A block event carries the owner read from the lock word; the core
+ * reconciles it with its record in one place. */
+static void test_owner_from_lock_word(void **state)
 {
 	struct sp_core *core = setup(NULL);
 	struct sp_stats s;
-	sp_tid_t owner = 0;
 
 	(void)state;
-	/* a critical waiter finds the lock word names A, the core has no owner */
-	assert_int_equal(sp_lock_owner_hint(core, L1, 0, A), 0);
-	assert_int_equal(sp_lock_owner_hint(core, L1, 0, B), -EAGAIN);
-	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	/* an acquire the core never heard of: the word names A */
+	block_with_word(core, W, A);
 	sp_assert_boosted(&host, A);
-	/* A's own late acquire report changes nothing; its release restores */
+	assert_int_equal(owner_of(core, L1), A);
+	/* the same wait reported again with the same word changes nothing */
+	block_with_word(core, W, A);
+	/* A's own late acquire report keeps A; its release restores */
 	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
 	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
 	sp_assert_not_boosted(&host, A);
-	/* a hint read too late is taken back */
-	assert_int_equal(sp_lock_owner_hint(core, L1, 0, B), 0);
-	assert_int_equal(sp_lock_owner_hint(core, L1, B, 0), 0);
-	sp_lock_owner(core, L1, &owner);
-	assert_int_equal(owner, 0);
-	assert_int_equal(sp_lock_owner_hint(core, L1, 0, 0), -EINVAL);
+	assert_int_equal(owner_of(core, L1), 0);
+	/* the word changed (a release the host never saw): B replaces a word
+	 * owner, then a word of 0 ("free") takes it back */
+	block_with_word(core, W, B);
+	sp_assert_boosted(&host, B);
+	block_with_word(core, W, C);
+	assert_int_equal(owner_of(core, L1), C);
+	sp_assert_not_boosted(&host, B);
+	sp_assert_boosted(&host, C);
+	block_with_word(core, W, 0);
+	assert_int_equal(owner_of(core, L1), 0);
+	sp_assert_not_boosted(&host, C);
+	/* an owner the core heard acquire the lock wins over a word */
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	block_with_word(core, W, B);
+	assert_int_equal(owner_of(core, L1), A);
+	block_with_word(core, W, 0);
+	assert_int_equal(owner_of(core, L1), A);
+	/* the waiter named as owner is not taken (a recursive read) */
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+	block_with_word(core, W, W);
+	assert_int_equal(owner_of(core, L1), 0);
 	sp_lock_unblocked(core, W, L1, false);
 	sp_core_stats(core, &s);
-	assert_int_equal(s.acquires, 1);   /* hints are not acquires */
-	assert_int_equal(s.releases, 1);
+	assert_int_equal(s.acquires, 2);   /* words are not acquires */
+	assert_int_equal(s.releases, 2);
+	assert_int_equal(s.owner_updates, 4); /* A, B, C, then 0 */
+	assert_int_equal(s.blocks, 1);        /* one wait, reported many times */
+	teardown(core);
+}
+
+/* An unblock that got the lock is also its acquire, in the wait's hold. */
+static void test_unblock_acquired_records_acquire(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	const struct sp_event blocked = { .type = SP_EV_BLOCKED, .hold = SP_HOLD_SHARED,
+					  .tid = B, .lock = L1 };
+	const struct sp_event got = { .type = SP_EV_UNBLOCKED, .flags = SP_EVF_ACQUIRED,
+				      .tid = B, .lock = L1 };
+	sp_tid_t readers[4];
+	struct sp_stats s;
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
+	sp_assert_boosted(&host, A);
+	assert_int_equal(sp_core_event(core, &blocked), 0);
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	/* B got the read side: it is a reader now, and W's wait boosts it */
+	assert_int_equal(sp_core_event(core, &got), 0);
+	assert_int_equal(sp_lock_readers(core, L1, readers, 4, NULL), 1);
+	assert_int_equal(readers[0], B);
+	sp_assert_boosted(&host, B);
+	sp_lock_released(core, B, L1, SP_HOLD_SHARED);
+	sp_assert_not_boosted(&host, B);
+	/* W gives up without the lock: no acquire */
+	sp_lock_unblocked(core, W, L1, false);
+	assert_int_equal(owner_of(core, L1), 0);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.acquires, 2);
+	assert_int_equal(s.releases, 2);
+	teardown(core);
+}
+
+/* Malformed records are rejected and counted, never acted on. */
+static void test_bad_events(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	const struct sp_event bad[] = {
+		{ .type = 0, .tid = A, .lock = L1 },
+		{ .type = SP_EV_NR, .tid = A, .lock = L1 },
+		{ .type = 999, .tid = A, .lock = L1 },
+		{ .type = SP_EV_ACQUIRED, .tid = 0, .lock = L1 },
+		{ .type = SP_EV_ACQUIRED, .tid = A, .lock = 0 },
+		{ .type = SP_EV_ACQUIRED, .hold = 7, .tid = A, .lock = L1 },
+		{ .type = SP_EV_ACQUIRED, .flags = SP_EVF_OWNER, .tid = A, .lock = L1 },
+		{ .type = SP_EV_BLOCKED, .tid = W, .lock = L1, .owner = A }, /* no OWNER flag */
+		{ .type = SP_EV_BLOCKED, .kind = 9, .tid = W, .lock = L1 },
+		{ .type = SP_EV_UNBLOCKED, .flags = SP_EVF_ON, .tid = W, .lock = L1 },
+		{ .type = SP_EV_DECLARED, .kind = SP_LOCK_UNKNOWN, .lock = L1 },
+		{ .type = SP_EV_EXIT, .tid = 0 },
+		{ .type = SP_EV_CRITICAL, .tid = 0, .flags = SP_EVF_ON },
+		{ .type = SP_EV_DESTROYED, .lock = 0 },
+	};
+	struct sp_stats s;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(sp_core_event(core, &bad[i]), -EINVAL);
+	assert_int_equal(sp_core_event(core, NULL), -EINVAL);
+	assert_int_equal(sp_core_event(NULL, &bad[0]), -EINVAL);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.bad_events, sizeof(bad) / sizeof(bad[0]));
+	assert_int_equal(s.acquires + s.blocks + s.unblocks + s.grants, 0);
+	assert_int_equal(sp_test_boosted_count(&host), 0);
+	assert_null(sp_event_name(0));
+	assert_null(sp_event_name(SP_EV_NR));
+	assert_string_equal(sp_event_name(SP_EV_BLOCKED), "blocked");
+	teardown(core);
+}
+
+/* Every event type through the one entry point. */
+static void test_core_event_dispatch(void **state)
+{
+	struct sp_core *core = sp_test_core(&host, NULL);
+	const struct sp_event evs[] = {
+		{ .type = SP_EV_CRITICAL, .flags = SP_EVF_ON, .tid = W },
+		{ .type = SP_EV_DECLARED, .kind = SP_LOCK_MUTEX, .lock = L1 },
+		{ .type = SP_EV_ACQUIRED, .hold = SP_HOLD_EXCL, .tid = A, .lock = L1 },
+		{ .type = SP_EV_BLOCKED, .hold = SP_HOLD_EXCL, .tid = W, .lock = L1 },
+	};
+	const struct sp_event after[] = {
+		{ .type = SP_EV_RELEASED, .hold = SP_HOLD_EXCL, .tid = A, .lock = L1 },
+		{ .type = SP_EV_UNBLOCKED, .flags = SP_EVF_ACQUIRED, .tid = W, .lock = L1 },
+		{ .type = SP_EV_RELEASED, .hold = SP_HOLD_EXCL, .tid = W, .lock = L1 },
+		{ .type = SP_EV_DESTROYED, .lock = L1 },
+		{ .type = SP_EV_EXIT, .tid = A },
+		{ .type = SP_EV_CRITICAL, .tid = W },
+	};
+	struct sp_stats s;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		assert_int_equal(sp_core_event(core, &evs[i]), 0);
+	assert_int_equal(sp_task_is_critical(core, W), 1);
+	sp_assert_boosted(&host, A);
+	for (i = 0; i < sizeof(after) / sizeof(after[0]); i++)
+		assert_int_equal(sp_core_event(core, &after[i]), 0);
+	sp_assert_not_boosted(&host, A);
+	assert_int_equal(sp_task_is_critical(core, W), 0);
+	assert_int_equal(sp_task_boosted(core, A), -ENOENT);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.acquires, 2);
+	assert_int_equal(s.releases, 2);
+	assert_int_equal(s.blockings, 1);
+	assert_int_equal(s.ends_release, 1);
+	assert_int_equal(s.bad_events, 0);
 	teardown(core);
 }
 
@@ -510,7 +660,6 @@ static void test_throttle_counts_across_grants(void **state)
 			sp_assert_boosted(&host, A);
 			sp_lock_released(core, A, L1, SP_HOLD_EXCL);
 			sp_lock_unblocked(core, W, L1, true);
-			sp_lock_acquired(core, W, L1, SP_HOLD_EXCL);
 			sp_lock_released(core, W, L1, SP_HOLD_EXCL);
 		}
 	}
@@ -657,7 +806,7 @@ static void test_destroy_restores_everything(void **state)
 	sp_lock_blocked(core, A, L2, SP_HOLD_EXCL);
 	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
 	assert_int_equal(sp_test_boosted_count(&host), 2);
-	sp_core_destroy(core);
+	sp_test_destroy(&host);
 	assert_int_equal(sp_test_boosted_count(&host), 0);
 	assert_int_equal(host.bad_calls, 0);
 	assert_int_equal(host.restores, 2);
@@ -705,7 +854,10 @@ int main(void)
 		cmocka_unit_test(test_new_owner_while_critical_waits),
 		cmocka_unit_test(test_lost_unblock_closes_previous_wait),
 		cmocka_unit_test(test_target_runs_inside_actuator_call),
-		cmocka_unit_test(test_owner_hint),
+		cmocka_unit_test(test_owner_from_lock_word),
+		cmocka_unit_test(test_unblock_acquired_records_acquire),
+		cmocka_unit_test(test_bad_events),
+		cmocka_unit_test(test_core_event_dispatch),
 		cmocka_unit_test(test_tick_refresh_finds_unseen_owner),
 		cmocka_unit_test(test_budget_expiry),
 		cmocka_unit_test(test_throttle_caps_share),
@@ -720,5 +872,14 @@ int main(void)
 		cmocka_unit_test(test_blocking_histogram),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed;
+
+	/* Every case under both actuator models: callbacks applied at once,
+	 * and queued for a worker (what the runtime and the kmod do). */
+	sp_test_model = SP_REC_DIRECT;
+	failed = cmocka_run_group_tests_name("direct actuator", tests, NULL, NULL);
+	sp_test_model = SP_REC_QUEUED;
+	failed += cmocka_run_group_tests_name("queued actuator", tests, NULL, NULL);
+	sp_test_end(&host);
+	return failed;
 }

@@ -10,7 +10,7 @@
  *
  * The run is bounded by iteration counts, never by time.
  */
-#include "sp_test_host.h"
+#include "sp_test_core.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -56,7 +56,7 @@ struct worker {
 };
 
 static struct sp_core *core;
-static struct sp_test_host host;
+static struct sp_rec_host host;
 static struct shared_lock locks[NSHARED];
 static struct worker workers[NTHREADS];
 static int stop_ticker;
@@ -179,8 +179,11 @@ static bool take(struct worker *w, struct shared_lock *l, enum mode m)
 		 * new block). */
 		sp_lock_blocked(core, w->tid, l->key, hold);
 	}
+	/* Also the acquire: the core records it in the wait's hold. */
 	wcheck_rc(sp_lock_unblocked(core, w->tid, l->key, true), 0);
 	w->unblocks++;
+	w->acquires++;
+	return true;
 got:
 	sp_lock_acquired(core, w->tid, l->key, hold);
 	w->acquires++;
@@ -308,15 +311,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static uint64_t deadlock_reports;
-
-static void count_deadlock(void *ctx, sp_tid_t waiter, sp_lock_key_t lock)
-{
-	(void)ctx;
-	wcheck(waiter >= TID_BASE && waiter < TID_BASE + NTHREADS && lock);
-	__atomic_add_fetch(&deadlock_reports, 1, __ATOMIC_RELAXED);
-}
-
 static void *ticker_main(void *arg)
 {
 	uint64_t rng = 0x1234567ull;
@@ -353,7 +347,6 @@ static void *ticker_main(void *arg)
 
 static void test_stress(void **state)
 {
-	struct sp_host_ops ops;
 	struct sp_config cfg;
 	pthread_t th[NTHREADS], ticker;
 	uint64_t acquires = 0, releases = 0, blocks = 0, unblocks = 0, gave_up = 0;
@@ -379,12 +372,9 @@ static void test_stress(void **state)
 	cfg.budget_ns = 200000;       /* 200 us: expiries happen */
 	cfg.throttle_window_ns = 2000000;
 	cfg.throttle_permille = 300;  /* throttles happen */
-	/* The fake host, with a deadlock hook that may run on many threads. */
-	memset(&host, 0, sizeof(host));
+	/* The recording host, on the real clock: many threads move time. */
+	core = sp_test_core(&host, &cfg);
 	host.real_clock = true;
-	ops = sp_test_ops;
-	ops.on_deadlock = count_deadlock;
-	assert_int_equal(sp_core_create(&cfg, &ops, &host, &core), 0);
 
 	for (i = 0; i < NSHARED; i++) {
 		locks[i].key = 0x10000ull + i * 64;
@@ -473,7 +463,11 @@ static void test_stress(void **state)
 
 	/* (Lock order rules out real deadlocks, but a lock-free walk over a
 	 * changing graph may see a transient cycle; each is reported once.) */
-	assert_int_equal(deadlock_reports, st.deadlocks);
+	assert_int_equal(host.deadlocks, st.deadlocks);
+	if (host.deadlocks)
+		assert_true(host.last_deadlock_waiter >= TID_BASE &&
+			    host.last_deadlock_waiter < TID_BASE + NTHREADS &&
+			    host.last_deadlock_lock != 0);
 
 	/* Every grant ended once, for one reason. */
 	assert_int_equal(st.grants_now, 0);
@@ -537,7 +531,7 @@ static void test_stress(void **state)
 
 	/* A tick now finds nothing to end. */
 	assert_int_equal(sp_core_tick(core), 0);
-	sp_core_destroy(core);
+	sp_test_destroy(&host);
 	/* Destroy restores nothing more (nothing was boosted). */
 	assert_int_equal(host.fast_tracks, host.restores);
 	assert_int_equal(host.bad_calls, 0);

@@ -3,7 +3,7 @@
  * The fixed-capacity hash index (sp_table): insert/find, limits, bad keys,
  * retirement and RCU-deferred reuse, and concurrent inserts of one key.
  */
-#include "sp_test_host.h"
+#include "sp_test_core.h"
 
 #include <pthread.h>
 #include <sched.h>

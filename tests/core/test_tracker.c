@@ -3,7 +3,7 @@
  * The bounded reader/waiter tracker: K slots, an untracked counter, O(K)
  * enter/exit without locks.
  */
-#include "sp_test_host.h"
+#include "sp_test_core.h"
 
 #include <pthread.h>
 #include <stdlib.h>

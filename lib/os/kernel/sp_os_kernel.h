@@ -13,6 +13,7 @@
 #define SP_OS_KERNEL_H
 
 #include <linux/atomic.h>
+#include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/preempt.h>
@@ -21,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
 
 /* The stand-ins in lib/os/kernel/include (first on the Kbuild include path):
@@ -58,6 +60,25 @@ static inline void sp_os_free(void *p)
 {
 	kvfree(p);
 }
+
+/* ---- time ---- */
+/* NMI-safe and lock-free: usable inside any probe. */
+static inline uint64_t sp_os_now_ns(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+/* ---- checks ---- */
+/* Warn once per call site and go on: a broken count must not take the
+ * machine down, and the module's stats show what followed. */
+#define SP_VERIFY(cond) WARN_ONCE(!(cond), "superpass: VERIFY(%s) failed\n", #cond)
+#define SP_VERIFY3U(a, op, b)                                                           \
+	do {                                                                            \
+		u64 __sp_a = (u64)(a), __sp_b = (u64)(b);                               \
+		WARN_ONCE(!(__sp_a op __sp_b),                                          \
+			  "superpass: VERIFY3U(%s %s %s) failed (%llu %s %llu)\n", #a, #op, \
+			  #b, __sp_a, #op, __sp_b);                                     \
+	} while (0)
 
 /* ---- atomics ---- */
 typedef atomic64_t sp_atomic64_t;

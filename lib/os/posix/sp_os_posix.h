@@ -28,6 +28,35 @@
 #define sp_likely(x) __builtin_expect(!!(x), 1)
 #define sp_unlikely(x) __builtin_expect(!!(x), 0)
 
+/* ---- checks ---- */
+#include <stdio.h>
+#ifdef SUPERPASS_DEBUG_CHECKS
+#define SP_VERIFY_FAILED() abort()
+#else
+#define SP_VERIFY_FAILED() ((void)0)
+#endif
+#define SP_VERIFY(cond)                                                                 \
+	do {                                                                            \
+		if (sp_unlikely(!(cond))) {                                             \
+			fprintf(stderr, "superpass: %s:%d: VERIFY(%s) failed\n", __FILE__,  \
+				__LINE__, #cond);                                       \
+			SP_VERIFY_FAILED();                                             \
+		}                                                                       \
+	} while (0)
+#define SP_VERIFY3U(a, op, b)                                                           \
+	do {                                                                            \
+		uint64_t __sp_a = (uint64_t)(a), __sp_b = (uint64_t)(b);                \
+		if (sp_unlikely(!(__sp_a op __sp_b))) {                                 \
+			fprintf(stderr,                                                 \
+				"superpass: %s:%d: VERIFY3U(%s %s %s) failed "          \
+				"(%llu %s %llu)\n",                                     \
+				__FILE__, __LINE__, #a, #op, #b,                        \
+				(unsigned long long)__sp_a, #op,                        \
+				(unsigned long long)__sp_b);                            \
+			SP_VERIFY_FAILED();                                             \
+		}                                                                       \
+	} while (0)
+
 /* The thread waited for may be preempted on this very CPU: let it run. */
 static inline void sp_os_spin_wait(void)
 {
@@ -40,6 +69,16 @@ static inline void sp_os_nopreempt_begin(void)
 
 static inline void sp_os_nopreempt_end(void)
 {
+}
+
+/* ---- time ---- */
+#include <time.h>
+static inline uint64_t sp_os_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- memory ---- */
@@ -85,8 +124,9 @@ static inline uint64_t sp_atomic_add(sp_atomic64_t *a, uint64_t v)
 
 static inline bool sp_atomic_cmpxchg(sp_atomic64_t *a, uint64_t old, uint64_t new_value)
 {
+	/* Relaxed on failure: the contract (sp_os.h) is the kernel's. */
 	return __atomic_compare_exchange_n(&a->v, &old, new_value, false, __ATOMIC_SEQ_CST,
-					   __ATOMIC_SEQ_CST);
+					   __ATOMIC_RELAXED);
 }
 
 static inline uint64_t sp_atomic_xchg(sp_atomic64_t *a, uint64_t v)
