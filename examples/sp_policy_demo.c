@@ -10,38 +10,17 @@
 #include <string.h>
 
 #include <superpass/core.h>
+#include <superpass/rec_host.h>
 
 #define MS 1000000ull
+#define T0 (1000 * MS)
 
-static uint64_t demo_now = 1000 * MS;
-
-static uint64_t demo_clock(void *ctx)
+/* The recording host's worker runs after each step, as a real host's
+ * would, and says what it would change. */
+static void demo_change(struct sp_rec_host *h, sp_tid_t tid, bool boosted)
 {
-	(void)ctx;
-	return demo_now;
-}
-
-static int demo_fast_track(void *ctx, sp_tid_t tid)
-{
-	(void)ctx;
-	printf("  %6.1f ms  fast-track tid %llu\n", (double)(demo_now - 1000 * MS) / MS,
-	       (unsigned long long)tid);
-	return 0;
-}
-
-static int demo_restore(void *ctx, sp_tid_t tid)
-{
-	(void)ctx;
-	printf("  %6.1f ms  restore    tid %llu\n", (double)(demo_now - 1000 * MS) / MS,
-	       (unsigned long long)tid);
-	return 0;
-}
-
-static void demo_deadlock(void *ctx, sp_tid_t waiter, sp_lock_key_t lock)
-{
-	(void)ctx;
-	printf("  deadlock seen by tid %llu at lock %#llx\n", (unsigned long long)waiter,
-	       (unsigned long long)lock);
+	printf("  %6.1f ms  %-10s tid %llu\n", (double)(h->now - T0) / MS,
+	       boosted ? "fast-track" : "restore", (unsigned long long)tid);
 }
 
 static void show_blockers(struct sp_core *core, sp_tid_t tid)
@@ -59,12 +38,7 @@ static void show_blockers(struct sp_core *core, sp_tid_t tid)
 
 int main(void)
 {
-	const struct sp_host_ops ops = {
-		.now_ns = demo_clock,
-		.fast_track = demo_fast_track,
-		.restore = demo_restore,
-		.on_deadlock = demo_deadlock,
-	};
+	struct sp_rec_host host;
 	enum { UI = 100, LOG = 201, DB = 202, R1 = 301 };
 	const sp_lock_key_t log_lock = 0x1000, db_lock = 0x2000, cfg_lock = 0x3000;
 	struct sp_hist *hist = malloc(sizeof(*hist));
@@ -75,11 +49,15 @@ int main(void)
 
 	sp_config_default(&cfg);
 	cfg.readers_per_lock = 2;
-	rc = sp_core_create(&cfg, &ops, NULL, &core);
+	rc = sp_rec_host_init(&host, SP_REC_QUEUED, 1024, &cfg);
 	if (rc < 0 || !hist) {
-		fprintf(stderr, "sp_policy_demo: cannot create the core: %s\n", strerror(-rc));
+		fprintf(stderr, "sp_policy_demo: cannot create the core: %s\n",
+			strerror(rc < 0 ? -rc : ENOMEM));
 		return 1;
 	}
+	host.now = T0;
+	host.on_change = demo_change;
+	core = host.core;
 	sp_task_set_critical(core, UI, true);
 
 	puts("1. chain: UI waits for log_lock (held by LOG), LOG waits for db_lock (held by DB)");
@@ -87,31 +65,36 @@ int main(void)
 	sp_lock_acquired(core, DB, db_lock, SP_HOLD_EXCL);
 	sp_lock_blocked(core, LOG, db_lock, SP_HOLD_EXCL);
 	sp_lock_blocked(core, UI, log_lock, SP_HOLD_EXCL);
+	sp_rec_host_run(&host);
 	show_blockers(core, UI);
-	demo_now += 2 * MS;
+	host.now += 2 * MS;
 	sp_lock_released(core, DB, db_lock, SP_HOLD_EXCL);
 	sp_lock_unblocked(core, LOG, db_lock, true);
-	sp_lock_acquired(core, LOG, db_lock, SP_HOLD_EXCL);
-	demo_now += 1 * MS;
+	sp_rec_host_run(&host);
+	host.now += 1 * MS;
 	sp_lock_released(core, LOG, db_lock, SP_HOLD_EXCL);
 	sp_lock_released(core, LOG, log_lock, SP_HOLD_EXCL);
+	sp_rec_host_run(&host);
 	sp_lock_unblocked(core, UI, log_lock, true);
-	sp_lock_acquired(core, UI, log_lock, SP_HOLD_EXCL);
 	sp_lock_released(core, UI, log_lock, SP_HOLD_EXCL);
 
 	puts("2. rwlock: UI wants to write cfg_lock, four readers hold it, K = 2 are tracked");
 	for (sp_tid_t r = R1; r < R1 + 4; r++)
 		sp_lock_acquired(core, r, cfg_lock, SP_HOLD_SHARED);
 	sp_lock_blocked(core, UI, cfg_lock, SP_HOLD_EXCL);
+	sp_rec_host_run(&host);
 	show_blockers(core, UI);
 	puts("3. the readers stay too long: the 20 ms budget revokes their fast track");
 	for (int i = 0; i < 25; i++) {
-		demo_now += 1 * MS;
+		host.now += 1 * MS;
 		sp_core_tick(core);
+		sp_rec_host_run(&host);
 	}
 	for (sp_tid_t r = R1; r < R1 + 4; r++)
 		sp_lock_released(core, r, cfg_lock, SP_HOLD_SHARED);
 	sp_lock_unblocked(core, UI, cfg_lock, true);
+	sp_lock_released(core, UI, cfg_lock, SP_HOLD_EXCL);
+	sp_rec_host_run(&host);
 
 	sp_core_stats(core, &st);
 	sp_core_blocking_hist(core, hist);
@@ -122,7 +105,7 @@ int main(void)
 	       (unsigned long long)st.reader_overflows, (unsigned long long)st.boosted_now);
 	printf("UI blocking: P50 %.1f ms, max %.1f ms\n",
 	       (double)sp_hist_quantile(hist, 50, 100) / MS, (double)hist->max / MS);
-	sp_core_destroy(core);
+	sp_rec_host_fini(&host);
 	free(hist);
 	return 0;
 }
