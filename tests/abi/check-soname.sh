@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# ctest "abi_soname": LIB's SONAME is libsuperpass.so.ABI, ABI being
+# SUPERPASS_ABI of include/superpass/version.h (CMake passes it), and its
+# exported functions carry the version node of lib/superpass.map.
+#   check-soname.sh LIB ABI        (READELF, NM: default readelf, nm)
+set -eu
+[ $# -eq 2 ] || { echo "usage: $0 LIB ABI" >&2; exit 2; }
+lib=$1 abi=$2
+soname=$(${READELF:-readelf} -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
+if [ "$soname" != "libsuperpass.so.$abi" ]; then
+	echo "FAIL: $lib has SONAME '$soname', want libsuperpass.so.$abi"
+	exit 1
+fi
+# A symbol without a version means the version script was not applied.
+unversioned=$(${NM:-nm} -D --defined-only "$lib" | awk '$2 != "A" && $3 !~ /@@?SUPERPASS_/ { print $3 }')
+if [ -n "$unversioned" ]; then
+	echo "FAIL: exported without a SUPERPASS_* version:" $unversioned
+	exit 1
+fi
+echo "ok: $lib is $soname, every export versioned"
