@@ -1,13 +1,39 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # ctest "kmod_build": the kernel compile check. Builds superpass.ko with
-# warnings as errors against the newest Debian linux-headers-*-amd64 (or
-# KDIR). Exit 77 (skip) only when no kernel headers are installed at all.
+# warnings as errors (WERROR=1, as CI wants; a plain or DKMS build never
+# uses -Werror) against the newest Debian linux-headers-*-amd64 (or KDIR),
+# out of tree into a temporary directory (or OUT), and checks that the
+# build left the source tree as it found it: `git status --porcelain
+# --ignored` (ignored files too: the top .gitignore hides *.o and *.ko) is
+# the same before and after. Exit 77 (skip) only when no kernel headers
+# are installed at all.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -z "${KDIR:-}" ]; then
 	KDIR=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1 || true)
 	[ -n "$KDIR" ] || { echo "SKIP: no /usr/src/linux-headers-*-amd64 (apt-get install linux-headers-amd64)"; exit "${SUPERPASS_SKIP_CODE:-77}"; }
 fi
-make -C "$ROOT/kmod" KDIR="$KDIR"
-modinfo "$ROOT/kmod/superpass.ko" | grep -E "^(filename|license|vermagic|parm)"
+if [ -z "${OUT:-}" ]; then
+	OUT=$(mktemp -d "${TMPDIR:-/tmp}/superpass-kmod.XXXXXX")
+	trap 'rm -rf "$OUT"' EXIT
+fi
+
+# Outside a git checkout (a release tarball) there is nothing to compare.
+tree_state() {
+	if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -C "$ROOT" status --porcelain --ignored
+	fi
+}
+before=$(tree_state)
+
+make -C "$ROOT/kmod" KDIR="$KDIR" OUT="$OUT" WERROR=1
+modinfo "$OUT/superpass.ko" | grep -E "^(filename|version|license|vermagic|parm)"
+
+after=$(tree_state)
+if [ "$before" != "$after" ]; then
+	echo "FAIL: building the module changed the source tree (- before, + after):"
+	diff -u <(printf '%s\n' "$before") <(printf '%s\n' "$after") || true
+	exit 1
+fi
+echo "ok: superpass.ko built in $OUT; the source tree is unchanged"

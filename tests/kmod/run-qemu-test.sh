@@ -52,14 +52,14 @@ rm -rf "$WORK"
 mkdir -p "$WORK/root/bin" "$WORK/root/proc" "$WORK/root/sys" "$WORK/root/dev" "$WORK/root/tmp"
 
 echo "== building superpass.ko for $KVER ($KDIR)"
-make -s -C "$ROOT/kmod" KDIR="$KDIR" >"$WORK/kbuild.log" 2>&1 || { cat "$WORK/kbuild.log"; die "module build"; }
+make -s -C "$ROOT/kmod" KDIR="$KDIR" OUT="$(cd "$WORK" && pwd)/kbuild" >"$WORK/kbuild.log" 2>&1 || { cat "$WORK/kbuild.log"; die "module build"; }
 echo "== building the static workload"
 gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
 	-o "$WORK/root/spw" "$HERE/sp_kmod_workload.c" || die "workload build"
 
 cp "$BUSYBOX" "$WORK/root/bin/busybox"
 ln -s busybox "$WORK/root/bin/sh"
-cp "$ROOT/kmod/superpass.ko" "$WORK/root/"
+cp "$WORK/kbuild/superpass.ko" "$WORK/root/"
 cp "$HERE/guest-init.sh" "$WORK/root/init"
 chmod +x "$WORK/root/init"
 (cd "$WORK/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$WORK/initramfs.cpio.gz"
