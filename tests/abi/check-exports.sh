@@ -17,6 +17,8 @@
 #                    headers, to paste when a public function comes or goes
 #
 # CC (default cc) preprocesses the headers; NM (default nm) reads LIB.
+# ABI_OTHER_HEADERS: names of include/superpass/ headers that belong to
+# another library than LIB, e.g. "sim.h trace.h" (default: none).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,9 +34,12 @@ declared() {
 	inc=$(cd "$1" && pwd) || die "no include directory $1"
 	set -- "$inc"/superpass/*.h
 	[ -e "$1" ] || die "no header in $inc/superpass"
-	for h in "$@"; do echo "#include <superpass/${h##*/}>"; done |
-		$CC -E -I "$inc" -x c - |
-		awk -v prefix="$inc/superpass/" -f "$here/decl-names.awk" | sort -u
+	for h in "$@"; do
+		case " ${ABI_OTHER_HEADERS:-} " in *" ${h##*/} "*) continue ;; esac
+		echo "#include <superpass/${h##*/}>"
+	done | $CC -E -I "$inc" -x c - |
+		awk -v prefix="$inc/superpass/" -v skip="${ABI_OTHER_HEADERS:-}" \
+			-f "$here/decl-names.awk" | sort -u
 }
 
 # The names in the global: sections of a version script (C comments, the

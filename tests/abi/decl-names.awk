@@ -3,7 +3,8 @@
 # Prints the names of the functions (and extern objects) that C headers
 # declare, one per line, from their preprocessed text (cc -E, with line
 # markers). Only text that comes from a file whose path starts with the
-# variable `prefix` counts: the system headers pulled in are skipped.
+# variable `prefix` counts: the system headers pulled in are skipped, and
+# so are the files named in `skip` (" a.h b.h ": another library's).
 #
 #   cc -E -I include - <<< '#include <superpass/core.h>' |
 #       awk -v prefix="$PWD/include/superpass/" -f decl-names.awk
@@ -139,7 +140,8 @@ function emit(d,    i, c, depth, piece, r, want_object, top) {
 	f = $0
 	sub(/^# [0-9]+ "/, "", f)
 	sub(/".*$/, "", f)
-	ours = (substr(f, 1, length(prefix)) == prefix)
+	ours = (substr(f, 1, length(prefix)) == prefix) &&
+		!index(" " skip " ", " " substr(f, length(prefix) + 1) " ")
 	next
 }
 /^#/ { next }   # #pragma and other directives cc -E keeps
