@@ -5,6 +5,7 @@
  * a clock moved by hand, and an actuator that prints what the policy
  * decides. No thread is really boosted: this is the policy, offline.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
