@@ -1,0 +1,826 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * ftrace text, one line at a time. The forms read here:
+ *
+ *   tracefs trace / trace_pipe:
+ *     "  comm-123     [001] d..2.  859.350983: sched_switch: prev_comm=..."
+ *     irq-info off:     "  comm-123     [001]   859.350983: ..."
+ *     record-tgid on:   "  comm-123     (    120) [001] ...."  or "(-------)"
+ *     lost events:      "CPU:1 [LOST 1234 EVENTS]"
+ *   trace-cmd report:
+ *     "sptest:   comm-123 [000]   978.131088: sched_switch:   a:1 [120] S ==> b:2 [120]"
+ *     -l:               "  comm-123   0d..2.   978.128658: ..."
+ *     plugin formats of sched_switch, sched_wakeup*, sys_enter_futex
+ *   Perfetto `traceconv systrace`: the kernel's form with a tgid column.
+ *
+ * A comm may contain spaces and dashes: the pid is the number after the
+ * last dash before the CPU column. Every access is bounded by the line's
+ * length; nothing is assumed NUL-terminated.
+ */
+#include <string.h>
+
+#include <superpass/trace.h>
+
+#include "sp_trace_internal.h"
+
+struct span {
+	const char *p, *e;
+};
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static int hexval(char c)
+{
+	if (is_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return c - 'A' + 10;
+}
+
+static const char *find(const char *p, const char *e, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; p + n <= e; p++)
+		if (*p == needle[0] && !memcmp(p, needle, n))
+			return p;
+	return NULL;
+}
+
+/* Parses a decimal (optionally negative) at *pp; 0 on success. */
+static int parse_dec(const char **pp, const char *e, int64_t *out)
+{
+	const char *p = *pp;
+	bool neg = false;
+	uint64_t v = 0;
+
+	if (p < e && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	if (p >= e || !is_digit(*p))
+		return -1;
+	for (; p < e && is_digit(*p); p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v > (uint64_t)INT64_MAX)
+		return -1;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	*pp = p;
+	return 0;
+}
+
+/* Hex digits (0x optional) at *pp. */
+static int parse_hex(const char **pp, const char *e, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+	int n = 0;
+
+	if (p + 1 < e && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	for (; p < e && is_hex(*p); p++, n++) {
+		if (n >= 16)
+			return -1;
+		v = v << 4 | (uint64_t)hexval(*p);
+	}
+	if (!n)
+		return -1;
+	*out = v;
+	*pp = p;
+	return 0;
+}
+
+/* "0x..." hex, else decimal (a negative decimal wraps). */
+static int parse_num(const char **pp, const char *e, uint64_t *out)
+{
+	const char *p = *pp;
+	int64_t d;
+
+	if (p + 1 < e && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return parse_hex(pp, e, out);
+	if (parse_dec(&p, e, &d))
+		return -1;
+	*out = (uint64_t)d;
+	*pp = p;
+	return 0;
+}
+
+static int parse_i32(const char **pp, const char *e, int32_t *out)
+{
+	int64_t v;
+
+	if (parse_dec(pp, e, &v) || v < INT32_MIN || v > INT32_MAX)
+		return -1;
+	*out = (int32_t)v;
+	return 0;
+}
+
+static void copy_comm(char *dst, const char *p, const char *e)
+{
+	size_t n = (size_t)(e - p);
+
+	if (n > SP_TRACE_COMM_LEN - 1)
+		n = SP_TRACE_COMM_LEN - 1;
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+}
+
+/* The value of "key=" that starts at the beginning of [p, e) or after a
+ * space. */
+static const char *kv(const char *p, const char *e, const char *key)
+{
+	size_t n = strlen(key);
+	const char *s = p;
+
+	while ((s = find(s, e, key)) != NULL) {
+		if (s == p || is_space(s[-1]))
+			return s + n;
+		s++;
+	}
+	return NULL;
+}
+
+static int kv_i32(const char *p, const char *e, const char *key, int32_t *out)
+{
+	const char *v = kv(p, e, key);
+
+	if (!v)
+		return -SP_TRSK_MISSING_FIELD;
+	return parse_i32(&v, e, out) ? -SP_TRSK_BAD_VALUE : 0;
+}
+
+/* A comm value: from "key=" up to " next=" (comms may hold spaces). */
+static int kv_comm(const char *p, const char *e, const char *key, const char *next, char *out)
+{
+	const char *v = kv(p, e, key), *end;
+
+	if (!v)
+		return -SP_TRSK_MISSING_FIELD;
+	end = next ? find(v, e, next) : NULL;
+	if (!end) {
+		end = v;
+		while (end < e && !is_space(*end))
+			end++;
+	}
+	copy_comm(out, v, end);
+	return 0;
+}
+
+static uint32_t prev_state_of(const char *p, const char *e)
+{
+	bool d = false;
+
+	if (p < e && *p == 'R')
+		return SP_TRS_RUNNABLE;
+	for (; p < e && !is_space(*p); p++) {
+		if (*p == 'X' || *p == 'Z')
+			return SP_TRS_DEAD;
+		if (*p == 'D')
+			d = true;
+	}
+	return d ? SP_TRS_UNINTERRUPTIBLE : SP_TRS_SLEEPING;
+}
+
+/* trace-cmd's plugin form of a task: "comm:pid [prio]" ending at e. */
+static int plugin_task(const char *p, const char *e, char *comm, int32_t *pid, int32_t *prio,
+		       const char **after)
+{
+	const char *br = NULL, *colon = NULL, *q;
+
+	while (p < e && is_space(*p))
+		p++;
+	for (q = p; q + 1 < e; q++)
+		if (q[0] == ' ' && q[1] == '[') {
+			br = q;
+			break;
+		}
+	if (!br)
+		return -SP_TRSK_MISSING_FIELD;
+	for (q = br - 1; q >= p; q--)
+		if (*q == ':') {
+			colon = q;
+			break;
+		}
+	if (!colon)
+		return -SP_TRSK_MISSING_FIELD;
+	copy_comm(comm, p, colon);
+	q = colon + 1;
+	if (parse_i32(&q, br, pid))
+		return -SP_TRSK_BAD_VALUE;
+	q = br + 2;
+	if (parse_i32(&q, e, prio) || q >= e || *q != ']')
+		return -SP_TRSK_BAD_VALUE;
+	*after = q + 1;
+	return 0;
+}
+
+static int parse_switch(const char *p, const char *e, struct sp_trace_event *ev)
+{
+	const char *arrow = find(p, e, " ==> ");
+	int rc;
+
+	if (!arrow)
+		return -SP_TRSK_MISSING_FIELD;
+	if (kv(p, arrow, "prev_pid=")) {
+		const char *st;
+
+		if ((rc = kv_comm(p, arrow, "prev_comm=", " prev_pid=", ev->u.sw.prev_comm)) ||
+		    (rc = kv_i32(p, arrow, "prev_pid=", &ev->u.sw.prev_pid)) ||
+		    (rc = kv_i32(p, arrow, "prev_prio=", &ev->u.sw.prev_prio)))
+			return rc;
+		st = kv(p, arrow, "prev_state=");
+		if (!st)
+			return -SP_TRSK_MISSING_FIELD;
+		ev->u.sw.prev_state = prev_state_of(st, arrow);
+		if ((rc = kv_comm(arrow, e, "next_comm=", " next_pid=", ev->u.sw.next_comm)) ||
+		    (rc = kv_i32(arrow, e, "next_pid=", &ev->u.sw.next_pid)) ||
+		    (rc = kv_i32(arrow, e, "next_prio=", &ev->u.sw.next_prio)))
+			return rc;
+	} else {
+		const char *after;
+
+		rc = plugin_task(p, arrow, ev->u.sw.prev_comm, &ev->u.sw.prev_pid,
+				 &ev->u.sw.prev_prio, &after);
+		if (rc)
+			return rc;
+		while (after < arrow && is_space(*after))
+			after++;
+		ev->u.sw.prev_state = prev_state_of(after, arrow);
+		rc = plugin_task(arrow + 5, e, ev->u.sw.next_comm, &ev->u.sw.next_pid,
+				 &ev->u.sw.next_prio, &after);
+		if (rc)
+			return rc;
+	}
+	if (ev->u.sw.prev_pid < 0 || ev->u.sw.next_pid < 0)
+		return -SP_TRSK_BAD_VALUE;
+	return 0;
+}
+
+static int parse_wake(const char *p, const char *e, struct sp_trace_event *ev)
+{
+	int rc;
+
+	ev->u.wake.target_cpu = -1;
+	if (kv(p, e, "pid=")) {
+		const char *t;
+
+		if ((rc = kv_comm(p, e, "comm=", " pid=", ev->u.wake.comm)) ||
+		    (rc = kv_i32(p, e, "pid=", &ev->u.wake.pid)))
+			return rc;
+		if (kv(p, e, "prio=") && kv_i32(p, e, "prio=", &ev->u.wake.prio))
+			return -SP_TRSK_BAD_VALUE;
+		t = kv(p, e, "target_cpu=");
+		if (t && parse_i32(&t, e, &ev->u.wake.target_cpu))
+			return -SP_TRSK_BAD_VALUE;
+	} else {
+		const char *after, *c;
+
+		rc = plugin_task(p, e, ev->u.wake.comm, &ev->u.wake.pid, &ev->u.wake.prio, &after);
+		if (rc)
+			return rc;
+		c = find(after, e, "CPU:");
+		if (c) {
+			c += 4;
+			if (parse_i32(&c, e, &ev->u.wake.target_cpu))
+				return -SP_TRSK_BAD_VALUE;
+		}
+	}
+	return ev->u.wake.pid < 0 ? -SP_TRSK_BAD_VALUE : 0;
+}
+
+static int parse_fork(const char *p, const char *e, struct sp_trace_event *ev)
+{
+	int rc;
+
+	if ((rc = kv_i32(p, e, "pid=", &ev->u.fork.parent_pid)) ||
+	    (rc = kv_comm(p, e, "child_comm=", " child_pid=", ev->u.fork.child_comm)) ||
+	    (rc = kv_i32(p, e, "child_pid=", &ev->u.fork.child_pid)))
+		return rc;
+	return ev->u.fork.child_pid <= 0 ? -SP_TRSK_BAD_VALUE : 0;
+}
+
+static int parse_exit(const char *p, const char *e, struct sp_trace_event *ev)
+{
+	int rc = kv_i32(p, e, "pid=", &ev->u.exit.pid);
+
+	ev->u.exit.prio = -1;
+	if (rc)
+		return rc;
+	if (kv(p, e, "prio=") && kv_i32(p, e, "prio=", &ev->u.exit.prio))
+		return -SP_TRSK_BAD_VALUE;
+	return ev->u.exit.pid <= 0 ? -SP_TRSK_BAD_VALUE : 0;
+}
+
+static int parse_rename(const char *p, const char *e, struct sp_trace_event *ev)
+{
+	int rc;
+
+	if ((rc = kv_i32(p, e, "pid=", &ev->u.rename.pid)) ||
+	    (rc = kv_comm(p, e, "newcomm=", " oom_score_adj=", ev->u.rename.newcomm)))
+		return rc;
+	return ev->u.rename.pid <= 0 ? -SP_TRSK_BAD_VALUE : 0;
+}
+
+static const struct {
+	const char *name;
+	uint32_t bit;
+} lcb_names[] = {
+	{ "SPIN", SP_TRACE_LCB_SPIN },	   { "READ", SP_TRACE_LCB_READ },
+	{ "WRITE", SP_TRACE_LCB_WRITE },   { "RT", SP_TRACE_LCB_RT },
+	{ "PERCPU", SP_TRACE_LCB_PERCPU }, { "MUTEX", SP_TRACE_LCB_MUTEX },
+};
+
+static int parse_lock(const char *p, const char *e, struct sp_trace_event *ev, bool begin)
+{
+	const char *v;
+
+	if (parse_hex(&p, e, &ev->u.lock.addr))
+		return -SP_TRSK_BAD_VALUE;
+	if (begin) {
+		v = kv(p, e, "(flags=");
+		if (!v)
+			return -SP_TRSK_MISSING_FIELD;
+		if (v < e && is_digit(*v)) {
+			uint64_t f;
+
+			if (parse_num(&v, e, &f))
+				return -SP_TRSK_BAD_VALUE;
+			ev->u.lock.flags = (uint32_t)f;
+			return 0;
+		}
+		while (v < e && *v != ')') {
+			const char *t = v;
+			size_t i, n;
+
+			while (t < e && *t != '|' && *t != ')')
+				t++;
+			n = (size_t)(t - v);
+			for (i = 0; i < sizeof(lcb_names) / sizeof(lcb_names[0]); i++)
+				if (strlen(lcb_names[i].name) == n && !memcmp(v, lcb_names[i].name, n))
+					ev->u.lock.flags |= lcb_names[i].bit;
+			v = t < e && *t == '|' ? t + 1 : t;
+		}
+		return 0;
+	}
+	v = kv(p, e, "(ret=");
+	if (!v)
+		return -SP_TRSK_MISSING_FIELD;
+	return parse_i32(&v, e, &ev->u.lock.ret) ? -SP_TRSK_BAD_VALUE : 0;
+}
+
+/* "FUTEX_WAIT|FUTEX_PRIVATE_FLAG" (trace-cmd's futex plugin). */
+static int futex_op_names(const char *p, const char *e, uint32_t *op)
+{
+	static const char *const cmds[] = {
+		"FUTEX_WAIT", "FUTEX_WAKE", "FUTEX_FD", "FUTEX_REQUEUE", "FUTEX_CMP_REQUEUE",
+		"FUTEX_WAKE_OP", "FUTEX_LOCK_PI", "FUTEX_UNLOCK_PI", "FUTEX_TRYLOCK_PI",
+		"FUTEX_WAIT_BITSET", "FUTEX_WAKE_BITSET", "FUTEX_WAIT_REQUEUE_PI",
+		"FUTEX_CMP_REQUEUE_PI", "FUTEX_LOCK_PI2",
+	};
+	bool any = false;
+
+	*op = 0;
+	while (p < e && !is_space(*p)) {
+		const char *t = p;
+		size_t n;
+
+		while (t < e && *t != '|' && !is_space(*t))
+			t++;
+		n = (size_t)(t - p);
+		if (n == 18 && !memcmp(p, "FUTEX_PRIVATE_FLAG", n)) {
+			*op |= 128;
+		} else if (n == 20 && !memcmp(p, "FUTEX_CLOCK_REALTIME", n)) {
+			*op |= 256;
+		} else {
+			for (uint32_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+				if (strlen(cmds[i]) == n && !memcmp(p, cmds[i], n)) {
+					*op |= i;
+					any = true;
+				}
+		}
+		p = t < e && *t == '|' ? t + 1 : t;
+	}
+	return any || *op ? 0 : -1;
+}
+
+static int parse_futex_enter(const char *p, const char *e, struct sp_trace_event *ev)
+{
+	const char *v;
+	uint64_t x;
+
+	/* kernel: "uaddr: 0x..., op: 0x..., val: ..."; trace-cmd: "op=NAME uaddr=0x... val=0x..." */
+	if ((v = kv(p, e, "uaddr: ")) != NULL || (v = kv(p, e, "(uaddr: ")) != NULL) {
+		if (parse_num(&v, e, &ev->u.futex.uaddr))
+			return -SP_TRSK_BAD_VALUE;
+		v = kv(p, e, "op: ");
+		if (!v)
+			return -SP_TRSK_MISSING_FIELD;
+		if (parse_num(&v, e, &x))
+			return -SP_TRSK_BAD_VALUE;
+		ev->u.futex.op = (uint32_t)x;
+		v = kv(p, e, "val: ");
+		if (v && !parse_num(&v, e, &x))
+			ev->u.futex.val = (uint32_t)x;
+		return 0;
+	}
+	v = kv(p, e, "uaddr=");
+	if (!v)
+		return -SP_TRSK_MISSING_FIELD;
+	if (parse_num(&v, e, &ev->u.futex.uaddr))
+		return -SP_TRSK_BAD_VALUE;
+	v = kv(p, e, "op=");
+	if (!v)
+		return -SP_TRSK_MISSING_FIELD;
+	if (is_digit(*v)) {
+		if (parse_num(&v, e, &x))
+			return -SP_TRSK_BAD_VALUE;
+		ev->u.futex.op = (uint32_t)x;
+	} else if (futex_op_names(v, e, &ev->u.futex.op)) {
+		return -SP_TRSK_BAD_VALUE;
+	}
+	v = kv(p, e, "val=");
+	if (v && !parse_num(&v, e, &x))
+		ev->u.futex.val = (uint32_t)x;
+	return 0;
+}
+
+static int parse_futex_exit(const char *p, const char *e, struct sp_trace_event *ev)
+{
+	uint64_t x;
+
+	while (p < e && is_space(*p))
+		p++;
+	if (p + 1 < e && p[0] == '0' && p[1] == 'x') {
+		if (parse_hex(&p, e, &x))
+			return -SP_TRSK_BAD_VALUE;
+		ev->u.futex.ret = (int64_t)x;
+		return 0;
+	}
+	return parse_dec(&p, e, &ev->u.futex.ret) ? -SP_TRSK_BAD_VALUE : 0;
+}
+
+/* raw_syscalls: "NR 202 (a0, a1, a2, ...)" and "NR 202 = ret". */
+static int parse_raw_syscall(const char *p, const char *e, struct sp_trace_event *ev, bool enter)
+{
+	int64_t nr;
+	uint64_t a[3];
+
+	while (p < e && is_space(*p))
+		p++;
+	if (e - p < 3 || memcmp(p, "NR ", 3))
+		return -SP_TRSK_MISSING_FIELD;
+	p += 3;
+	if (parse_dec(&p, e, &nr))
+		return -SP_TRSK_BAD_VALUE;
+	if (nr != SP_TRACE_NR_FUTEX)
+		return -SP_TRSK_UNKNOWN_EVENT;
+	if (!enter) {
+		const char *v = find(p, e, "= ");
+
+		if (!v)
+			return -SP_TRSK_MISSING_FIELD;
+		v += 2;
+		ev->type = SP_TR_FUTEX_EXIT;
+		return parse_dec(&v, e, &ev->u.futex.ret) ? -SP_TRSK_BAD_VALUE : 0;
+	}
+	while (p < e && (is_space(*p) || *p == '('))
+		p++;
+	for (int i = 0; i < 3; i++) {
+		if (parse_hex(&p, e, &a[i]))
+			return -SP_TRSK_BAD_VALUE;
+		while (p < e && (*p == ',' || is_space(*p)))
+			p++;
+	}
+	ev->type = SP_TR_FUTEX_ENTER;
+	ev->u.futex.uaddr = a[0];
+	ev->u.futex.op = (uint32_t)a[1];
+	ev->u.futex.val = (uint32_t)a[2];
+	return 0;
+}
+
+static bool span_is(const char *p, const char *e, const char *s)
+{
+	size_t n = strlen(s);
+
+	return (size_t)(e - p) == n && !memcmp(p, s, n);
+}
+
+/* The event's name [n, ne) and its arguments [a, e): dispatch. */
+static int parse_event(const char *n, const char *ne, const char *a, const char *e,
+		       struct sp_trace_event *ev)
+{
+	if (span_is(n, ne, "sched_switch"))
+		return ev->type = SP_TR_SWITCH, parse_switch(a, e, ev);
+	if (span_is(n, ne, "sched_waking"))
+		return ev->type = SP_TR_WAKING, parse_wake(a, e, ev);
+	if (span_is(n, ne, "sched_wakeup"))
+		return ev->type = SP_TR_WAKEUP, parse_wake(a, e, ev);
+	if (span_is(n, ne, "sched_wakeup_new"))
+		return ev->type = SP_TR_WAKEUP_NEW, parse_wake(a, e, ev);
+	if (span_is(n, ne, "sched_process_fork"))
+		return ev->type = SP_TR_FORK, parse_fork(a, e, ev);
+	if (span_is(n, ne, "sched_process_exit"))
+		return ev->type = SP_TR_EXIT, parse_exit(a, e, ev);
+	if (span_is(n, ne, "task_rename"))
+		return ev->type = SP_TR_RENAME, parse_rename(a, e, ev);
+	if (span_is(n, ne, "contention_begin"))
+		return ev->type = SP_TR_LOCK_BEGIN, parse_lock(a, e, ev, true);
+	if (span_is(n, ne, "contention_end"))
+		return ev->type = SP_TR_LOCK_END, parse_lock(a, e, ev, false);
+	if (span_is(n, ne, "sys_enter_futex"))
+		return ev->type = SP_TR_FUTEX_ENTER, parse_futex_enter(a, e, ev);
+	if (span_is(n, ne, "sys_exit_futex"))
+		return ev->type = SP_TR_FUTEX_EXIT, parse_futex_exit(a, e, ev);
+	if (span_is(n, ne, "sys_enter"))
+		return parse_raw_syscall(a, e, ev, true);
+	if (span_is(n, ne, "sys_exit"))
+		return parse_raw_syscall(a, e, ev, false);
+	return -SP_TRSK_UNKNOWN_EVENT;
+}
+
+static const char *skip_why[SP_TRSK_NR] = {
+	[SP_TRSK_UNPARSABLE] = "not an event line",
+	[SP_TRSK_UNKNOWN_EVENT] = "an event the analysis does not use",
+	[SP_TRSK_MISSING_FIELD] = "a field is missing",
+	[SP_TRSK_BAD_VALUE] = "a field has a bad value",
+	[SP_TRSK_BINARY] = "control or NUL bytes",
+	[SP_TRSK_TOO_LONG] = "line too long",
+	[SP_TRSK_OUT_OF_ORDER] = "timestamp before the previous one",
+	[SP_TRSK_LOST] = "lost events",
+};
+
+/* "CPU:1 [LOST 1234 EVENTS]" or trace-cmd's "CPU:1 [1234 EVENTS DROPPED]". */
+static int parse_lost(const char *p, const char *e, struct sp_trace_event *ev)
+{
+	const char *q = p + 4;
+	int64_t v;
+
+	if (!find(p, e, "LOST") && !find(p, e, "DROPPED"))
+		return 0;
+	ev->type = SP_TR_LOST;
+	ev->cpu = -1;
+	if (!parse_dec(&q, e, &v) && v >= 0 && v < INT32_MAX)
+		ev->cpu = (int32_t)v;
+	/* the count is the first number after the '[' */
+	q = find(p, e, "[");
+	ev->u.lost.count = 0;
+	if (q) {
+		while (q < e && !is_digit(*q))
+			q++;
+		if (!parse_dec(&q, e, &v) && v > 0)
+			ev->u.lost.count = (uint64_t)v;
+	}
+	return 1;
+}
+
+/* Context flags "d..2." (or trace-cmd -l's "0d..2." after the CPU digits):
+ * the third is h/s/H/z/Z in interrupt context. */
+static bool flags_token(const char *p, const char *e)
+{
+	size_t n = (size_t)(e - p);
+
+	if (n < 4 || n > 6)
+		return false;
+	for (; p < e; p++)
+		if (!strchr(".dDXnNpbBhHsSzZ0123456789abcdef", *p))
+			return false;
+	return true;
+}
+
+int sp_trace_parse_line(const char *line, size_t len, struct sp_trace_event *ev,
+			const char **why)
+{
+	const char *p = line, *e = line + len, *ts = NULL, *te = NULL, *q, *cpu_tok = NULL;
+	const char *name, *ne, *args, *pre_e, *tok, *tok_e, *dash;
+	uint64_t secs = 0, frac = 0;
+	int fd = 0, rc;
+	int64_t v;
+	const char *dummy;
+
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	memset(ev, 0, sizeof(*ev));
+	while (e > p && (e[-1] == '\r' || e[-1] == '\n'))
+		e--;
+	for (q = p; q < e; q++)
+		if ((unsigned char)*q < 0x20 && *q != '\t') {
+			*why = skip_why[SP_TRSK_BINARY];
+			return -(1 + SP_TRSK_BINARY);
+		}
+	while (p < e && is_space(*p))
+		p++;
+	if (p == e || *p == '#')
+		return 0;
+	if (e - p >= 4 && !memcmp(p, "CPU:", 4) && find(p, e, "EVENTS"))
+		return parse_lost(p, e, ev) ? 1 : 0;
+	if ((e - p >= 5 && !memcmp(p, "cpus=", 5)) || (e - p >= 4 && !memcmp(p, "CPU ", 4)) ||
+	    (e - p >= 8 && !memcmp(p, "version ", 8)))
+		return 0;
+
+	/* The timestamp: the first " SECS[.FRAC]: " */
+	for (q = p; q + 1 < e; q++) {
+		const char *d;
+
+		if (q[0] != ':' || q[1] != ' ')
+			continue;
+		d = q;
+		while (d > p && is_digit(d[-1]))
+			d--;
+		if (d < q && d > p && d[-1] == '.') {
+			const char *s = d - 1;
+
+			while (s > p && is_digit(s[-1]))
+				s--;
+			if (s < d - 1 && s > p && is_space(s[-1])) {
+				ts = s;
+				te = q;
+				break;
+			}
+		} else if (d < q && d > p && is_space(d[-1])) {
+			ts = d;
+			te = q;
+			break;
+		}
+	}
+	if (!ts) {
+		*why = "no timestamp";
+		return -(1 + SP_TRSK_UNPARSABLE);
+	}
+	for (q = ts; q < te && *q != '.'; q++) {
+		if (secs > UINT64_MAX / 10 - 10)
+			goto bad_ts;
+		secs = secs * 10 + (uint64_t)(*q - '0');
+	}
+	if (q < te) {
+		for (q++; q < te; q++, fd++)
+			if (fd < 9)
+				frac = frac * 10 + (uint64_t)(*q - '0');
+		for (; fd < 9; fd++)
+			frac *= 10;
+		if (secs > (UINT64_MAX - frac) / 1000000000ull)
+			goto bad_ts;
+		ev->ts_ns = secs * 1000000000ull + frac;
+	} else {
+		ev->ts_ns = secs; /* a counter clock: raw units */
+	}
+
+	/* The prefix, right to left: [flags] [CPU] [(tgid)] comm-pid */
+	ev->cpu = -1;
+	pre_e = ts;
+	while (pre_e > p && is_space(pre_e[-1]))
+		pre_e--;
+	tok_e = pre_e;
+	tok = tok_e;
+	while (tok > p && !is_space(tok[-1]))
+		tok--;
+	if (tok < tok_e && tok[0] == '[' && tok_e[-1] == ']') {
+		cpu_tok = tok;
+	} else if (flags_token(tok, tok_e)) {
+		const char *c = tok, *f;
+
+		while (c < tok_e && is_digit(*c))
+			c++;
+		f = c;
+		if (c > tok && tok_e - f >= 4) { /* trace-cmd -l: CPU digits fused */
+			q = tok;
+			if (!parse_dec(&q, c, &v) && v < INT32_MAX)
+				ev->cpu = (int32_t)v;
+		}
+		ev->flags |= SP_TRACE_EVF_CTX_KNOWN;
+		if (tok_e - f >= 3 && strchr("hHsSzZ", f[2]))
+			ev->flags |= SP_TRACE_EVF_IRQ;
+		pre_e = tok;
+		while (pre_e > p && is_space(pre_e[-1]))
+			pre_e--;
+		tok_e = pre_e;
+		tok = tok_e;
+		while (tok > p && !is_space(tok[-1]))
+			tok--;
+		if (ev->cpu < 0 && tok < tok_e && tok[0] == '[' && tok_e[-1] == ']')
+			cpu_tok = tok;
+	}
+	if (cpu_tok) {
+		q = cpu_tok + 1;
+		if (parse_dec(&q, tok_e - 1, &v) || q != tok_e - 1 || v < 0 || v > 1 << 20) {
+			*why = "bad CPU column";
+			return -(1 + SP_TRSK_BAD_VALUE);
+		}
+		ev->cpu = (int32_t)v;
+		pre_e = cpu_tok;
+		while (pre_e > p && is_space(pre_e[-1]))
+			pre_e--;
+	} else if (ev->cpu < 0) {
+		*why = "no CPU column";
+		return -(1 + SP_TRSK_UNPARSABLE);
+	}
+	/* "(  123)" or "(-----)" */
+	if (pre_e > p && pre_e[-1] == ')') {
+		q = pre_e - 1;
+		while (q > p && *q != '(')
+			q--;
+		if (*q != '(') {
+			*why = "unbalanced tgid column";
+			return -(1 + SP_TRSK_UNPARSABLE);
+		}
+		pre_e = q;
+		while (pre_e > p && is_space(pre_e[-1]))
+			pre_e--;
+	}
+	/* trace-cmd's instance name: "sptest:   comm-pid" */
+	for (q = p; q < pre_e && !is_space(*q); q++)
+		;
+	if (q > p && q < pre_e && q[-1] == ':') {
+		while (q < pre_e && is_space(*q))
+			q++;
+		p = q;
+	}
+	dash = NULL;
+	for (q = pre_e - 1; q > p; q--)
+		if (*q == '-') {
+			dash = q;
+			break;
+		}
+	if (!dash || dash + 1 >= pre_e) {
+		*why = "no comm-pid";
+		return -(1 + SP_TRSK_UNPARSABLE);
+	}
+	q = dash + 1;
+	if (parse_i32(&q, pre_e, &ev->pid) || q != pre_e || ev->pid < 0) {
+		*why = "bad pid";
+		return -(1 + SP_TRSK_BAD_VALUE);
+	}
+	copy_comm(ev->comm, p, dash);
+
+	/* The event: "name: args", or the kernel's "sys_futex(...)" and
+	 * "sys_futex -> 0x..." */
+	name = te + 2;
+	while (name < e && is_space(*name))
+		name++;
+	ne = name;
+	while (ne < e && (is_digit(*ne) || (*ne >= 'a' && *ne <= 'z') || (*ne >= 'A' && *ne <= 'Z') ||
+			  *ne == '_'))
+		ne++;
+	if (ne == name) {
+		*why = "no event name";
+		return -(1 + SP_TRSK_UNPARSABLE);
+	}
+	if (span_is(name, ne, "sys_futex")) {
+		if (ne < e && *ne == '(') {
+			ev->type = SP_TR_FUTEX_ENTER;
+			rc = parse_futex_enter(ne, e, ev);
+		} else if (e - ne >= 4 && !memcmp(ne, " -> ", 4)) {
+			ev->type = SP_TR_FUTEX_EXIT;
+			rc = parse_futex_exit(ne + 4, e, ev);
+		} else {
+			rc = -SP_TRSK_UNKNOWN_EVENT;
+		}
+	} else if (ne < e && *ne == ':') {
+		args = ne + 1;
+		while (args < e && is_space(*args))
+			args++;
+		rc = parse_event(name, ne, args, e, ev);
+	} else {
+		rc = -SP_TRSK_UNKNOWN_EVENT;
+	}
+	if (rc < 0) {
+		*why = skip_why[-rc];
+		return -(1 - rc);
+	}
+	return 1;
+
+bad_ts:
+	*why = "timestamp out of range";
+	return -(1 + SP_TRSK_BAD_VALUE);
+}
+
+const char *sp_trace_skip_name(unsigned int reason)
+{
+	static const char *const names[SP_TRSK_NR] = {
+		[SP_TRSK_UNPARSABLE] = "unparsable line",
+		[SP_TRSK_UNKNOWN_EVENT] = "unknown event",
+		[SP_TRSK_MISSING_FIELD] = "missing field",
+		[SP_TRSK_BAD_VALUE] = "bad value",
+		[SP_TRSK_BINARY] = "binary data",
+		[SP_TRSK_TOO_LONG] = "line too long",
+		[SP_TRSK_OUT_OF_ORDER] = "timestamp out of order",
+		[SP_TRSK_LOST] = "lost-event marker",
+	};
+
+	return reason < SP_TRSK_NR ? names[reason] : NULL;
+}
