@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "trace/trace_cli.h"
 
 int bench_main(int argc, char **argv, int full_argc, char **full_argv);
 
@@ -12,6 +13,9 @@ static void usage(FILE *f)
 	fprintf(f, "usage: superpass bench [options]   compare scheduling policies on this machine\n"
 		   "       superpass bench micro         lock/unlock overhead vs glibc\n"
 		   "       superpass bench --help\n");
+	fprintf(f, "       superpass record [-o FILE] [--duration S] -- CMD [ARGS]  trace CMD for analyze\n"
+		   "       superpass analyze TRACE [--critical COMMS] [--tid TIDS] [--json F]\n"
+		   "                                 who blocked the critical threads, and why\n");
 }
 
 int main(int argc, char **argv)
@@ -29,6 +33,10 @@ int main(int argc, char **argv)
 			return bench_micro_main(argc, argv);
 		return bench_main(argc - 1, argv + 1, argc, argv);
 	}
+	if (!strcmp(argv[1], "record"))
+		return trace_record_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "analyze"))
+		return trace_analyze_main(argc - 1, argv + 1);
 	fprintf(stderr, "superpass: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

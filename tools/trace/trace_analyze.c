@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* `superpass analyze TRACE`: blocking episodes of critical threads in a trace. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <superpass/trace.h>
+
+#include "trace_cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: superpass analyze TRACE [options]\n"
+		"\n"
+		"Finds every blocking of the critical threads in a kernel trace (ftrace text as\n"
+		"tracefs, trace-cmd report or Perfetto's systrace export write it, plain or\n"
+		"gzip; or a trace-cmd .dat), the thread that ended each one (its waker), the\n"
+		"chain behind it, and how the blocker spent the time: running, runnable\n"
+		"(waiting for a CPU), sleeping, or blocked on another lock.\n"
+		"\n"
+		"  -c, --critical LIST  critical threads by comm (comma-separated; globs as in\n"
+		"                       sp-bg-*); with neither this nor --tid, every thread\n"
+		"  -t, --tid LIST       critical threads by tid\n"
+		"      --json FILE      figures as JSON (schema superpass-analyze/1; - for stdout)\n"
+		"      --chrome FILE    Chrome trace-event JSON for ui.perfetto.dev\n"
+		"      --svg FILE       the blocking CDF and the blockers' split as a picture\n"
+		"      --worst N        longest episodes shown in detail (default 5)\n"
+		"      --merge-us N     futex waits on one word closer than this are one\n"
+		"                       acquisition (default 50)\n"
+		"      --min-us N       ignore episodes shorter than this (default 0)\n"
+		"      --spin           also spinlock contention (lock:contention_begin SPIN)\n"
+		"      --window-s S     history kept behind the newest event (default 10)\n"
+		"  -q, --quiet          no summary on stdout\n"
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 when something was analysed, 2 when nothing could be (a\n"
+		"missing, empty, binary or unreadable file), 1 when an output failed.\n");
+}
+
+static int split_list(const char *arg, char ***out, size_t *n)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	char **v = NULL;
+
+	*n = 0;
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char **nv = realloc(v, (*n + 2) * sizeof(*v));
+
+		if (!nv)
+			return -ENOMEM;
+		v = nv;
+		v[(*n)++] = strdup(tok);
+		v[*n] = NULL;
+	}
+	free(copy);
+	*out = v;
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *out, const char *what)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || end == s || v > max || s[0] == '-') {
+		fprintf(stderr, "superpass analyze: bad %s '%s'\n", what, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int trace_analyze_main(int argc, char **argv)
+{
+	enum { O_JSON = 256, O_CHROME, O_SVG, O_WORST, O_MERGE, O_MIN, O_SPIN, O_WINDOW };
+	static const struct option lo[] = {
+		{ "critical", required_argument, NULL, 'c' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "chrome", required_argument, NULL, O_CHROME },
+		{ "svg", required_argument, NULL, O_SVG },
+		{ "worst", required_argument, NULL, O_WORST },
+		{ "merge-us", required_argument, NULL, O_MERGE },
+		{ "min-us", required_argument, NULL, O_MIN },
+		{ "spin", no_argument, NULL, O_SPIN },
+		{ "window-s", required_argument, NULL, O_WINDOW },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *json = NULL, *chrome = NULL, *svg = NULL, *path;
+	char **comms = NULL, **tid_s = NULL;
+	size_t ncomms = 0, ntids = 0;
+	int32_t *tids = NULL;
+	struct sp_trace_opts o;
+	struct sp_trace_analysis *a;
+	struct sp_trace_diag d;
+	uint64_t v, worst = 5;
+	bool quiet = false;
+	int64_t n;
+	int c, rc = 0;
+
+	sp_trace_opts_default(&o);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:t:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (split_list(optarg, &comms, &ncomms))
+				return 1;
+			break;
+		case 't':
+			if (split_list(optarg, &tid_s, &ntids))
+				return 1;
+			tids = calloc(ntids ? ntids : 1, sizeof(*tids));
+			if (!tids)
+				return 1;
+			for (size_t i = 0; i < ntids; i++) {
+				if (parse_u64(tid_s[i], INT32_MAX, &v, "--tid") || !v)
+					return 2;
+				tids[i] = (int32_t)v;
+			}
+			break;
+		case O_JSON: json = optarg; break;
+		case O_CHROME: chrome = optarg; break;
+		case O_SVG: svg = optarg; break;
+		case O_WORST:
+			if (parse_u64(optarg, 1000, &worst, "--worst"))
+				return 2;
+			break;
+		case O_MERGE:
+			if (parse_u64(optarg, 10000000, &v, "--merge-us"))
+				return 2;
+			o.merge_ns = v * 1000;
+			break;
+		case O_MIN:
+			if (parse_u64(optarg, 100000000, &v, "--min-us"))
+				return 2;
+			o.min_ns = v * 1000;
+			break;
+		case O_SPIN: o.spin = true; break;
+		case O_WINDOW:
+			if (parse_u64(optarg, 100000, &v, "--window-s") || !v)
+				return 2;
+			o.window_ns = v * 1000000000ull;
+			break;
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "superpass analyze: %s\n",
+			optind >= argc ? "which trace? (a file, or - for stdin)" : "one trace at a time");
+		usage(stderr);
+		return 2;
+	}
+	path = argv[optind];
+	o.critical_comms = (const char *const *)comms;
+	o.critical_tids = tids;
+	o.nr_critical_tids = ntids;
+	if (sp_trace_analysis_create(&o, &a)) {
+		fprintf(stderr, "superpass analyze: out of memory\n");
+		return 1;
+	}
+	sp_trace_diag_init(&d);
+	n = sp_trace_read_file(path, sp_trace_analysis_feed, a, &d);
+	sp_trace_analysis_finish(a);
+	if (n < 0) {
+		if (n == -EINVAL)
+			fprintf(stderr, "superpass analyze: %s: not a trace (neither ftrace text nor a "
+					"trace-cmd .dat)\n", path);
+		else if (n == -EIO)
+			fprintf(stderr, "superpass analyze: %s: read error\n", path);
+		else
+			fprintf(stderr, "superpass analyze: %s: %s\n", path, strerror((int)-n));
+	}
+	sp_trace_diag_print(stderr, path, &d);
+	if (!d.events) {
+		if (n >= 0)
+			fprintf(stderr, "superpass analyze: %s: no event to analyse (%llu lines read)\n",
+				path, (unsigned long long)d.lines);
+		rc = 2;
+		goto out;
+	}
+	if (!quiet) {
+		printf("%s: %llu lines, %llu events used\n", path, (unsigned long long)d.lines,
+		       (unsigned long long)d.events);
+		sp_trace_print_summary(stdout, a, (unsigned)worst);
+	}
+	if (json && (c = sp_trace_write_json(a, &d, json, (unsigned)worst)) < 0) {
+		fprintf(stderr, "superpass analyze: %s: %s\n", json, strerror(-c));
+		rc = 1;
+	}
+	if (chrome && (c = sp_trace_write_chrome(a, chrome)) < 0) {
+		fprintf(stderr, "superpass analyze: %s: %s\n", chrome, strerror(-c));
+		rc = 1;
+	}
+	if (svg && (c = sp_trace_write_svg(a, svg)) < 0) {
+		fprintf(stderr, "superpass analyze: %s: %s\n", svg, strerror(-c));
+		rc = 1;
+	}
+out:
+	sp_trace_analysis_destroy(a);
+	for (size_t i = 0; i < ncomms; i++)
+		free(comms[i]);
+	for (size_t i = 0; i < ntids; i++)
+		free(tid_s[i]);
+	free(comms);
+	free(tid_s);
+	free(tids);
+	return rc;
+}

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * `superpass record [-o FILE] [--duration S] -- CMD ARGS`: records what
+ * `superpass analyze` needs, system-wide, while CMD runs.
+ *
+ * Through libtracefs, in a tracefs instance of its own (so the top-level
+ * buffer, its events and its options, and anyone else's instance are left
+ * as they were): exactly the events the analysis reads, the mono clock
+ * (CLOCK_MONOTONIC, comparable with a program's own timestamps), its
+ * trace_pipe streamed to FILE as ftrace text while CMD runs. The instance
+ * is removed at the end, and tracefs unmounted if it was mounted for this.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "trace_cli.h"
+
+static volatile sig_atomic_t got_signal;
+static volatile pid_t child_pid;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: superpass record [options] -- CMD [ARGS...]\n"
+		"       superpass record [options] --duration S\n"
+		"\n"
+		"Records the scheduler, futex and kernel lock-contention events of the whole\n"
+		"system while CMD runs (or for S seconds), as ftrace text for superpass analyze.\n"
+		"Needs root (tracefs). Uses a tracefs instance of its own and removes it after.\n"
+		"\n"
+		"  -o, --output FILE    where the trace goes (default superpass.trace)\n"
+		"  -d, --duration S     stop after S seconds (CMD gets SIGINT, then SIGKILL)\n"
+		"      --buffer-kb N    ring buffer per CPU (default 16384)\n"
+		"      --clock NAME     trace clock (default mono: CLOCK_MONOTONIC)\n"
+		"      --no-lock        without lock:contention_begin/end\n"
+		"  -q, --quiet          no summary on stderr\n"
+		"  -h, --help\n");
+}
+
+struct ev {
+	const char *sys, *name;
+	bool required;
+	bool enabled;
+};
+
+static struct ev events[] = {
+	{ "sched", "sched_switch", true, false },
+	{ "sched", "sched_waking", true, false },
+	{ "sched", "sched_wakeup_new", false, false },
+	{ "sched", "sched_process_fork", false, false },
+	{ "sched", "sched_process_exit", false, false },
+	{ "task", "task_rename", false, false },
+	{ "syscalls", "sys_enter_futex", false, false },
+	{ "syscalls", "sys_exit_futex", false, false },
+	{ "lock", "contention_begin", false, false },
+	{ "lock", "contention_end", false, false },
+};
+#define NR_EVENTS (sizeof(events) / sizeof(events[0]))
+
+static int enable(struct tracefs_instance *in, struct ev *e)
+{
+	if (!tracefs_event_file_exists(in, e->sys, e->name, "enable"))
+		return -ENOENT;
+	if (tracefs_event_enable(in, e->sys, e->name))
+		return -EIO;
+	e->enabled = true;
+	return 0;
+}
+
+static int drain(int fd, FILE *out, char *buf, size_t cap, uint64_t *bytes)
+{
+	for (;;) {
+		ssize_t n = read(fd, buf, cap);
+
+		if (n > 0) {
+			if (fwrite(buf, 1, (size_t)n, out) != (size_t)n)
+				return -EIO;
+			*bytes += (uint64_t)n;
+			continue;
+		}
+		if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		return -errno;
+	}
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Entries the kernel overwrote or dropped, from per_cpu/cpuN/stats. */
+static unsigned long long overruns(struct tracefs_instance *in, int ncpu)
+{
+	unsigned long long total = 0;
+
+	for (int c = 0; c < ncpu; c++) {
+		char file[64], *s, *p;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
+		s = tracefs_instance_file_read(in, file, NULL);
+		if (!s)
+			continue;
+		if ((p = strstr(s, "overrun:")) != NULL)
+			total += strtoull(p + 8, NULL, 10);
+		if ((p = strstr(s, "dropped events:")) != NULL)
+			total += strtoull(p + 15, NULL, 10);
+		free(s);
+	}
+	return total;
+}
+
+int trace_record_main(int argc, char **argv)
+{
+	enum { O_BUF = 256, O_CLOCK, O_NOLOCK };
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "buffer-kb", required_argument, NULL, O_BUF },
+		{ "clock", required_argument, NULL, O_CLOCK },
+		{ "no-lock", no_argument, NULL, O_NOLOCK },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *out_path = "superpass.trace", *clock_name = "mono", *tdir = NULL;
+	unsigned long buffer_kb = 16384;
+	double duration = 0;
+	bool quiet = false, with_lock = true, mounted_here = false;
+	struct tracefs_instance *in = NULL;
+	char name[64], *pipe_path = NULL, *buf = NULL, *end;
+	struct sigaction sa;
+	int c, fd = -1, status = 0, rc = 1, ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t bytes = 0, t0, deadline = 0, kill_at = 0;
+	bool futex_ok, child_done = false;
+	FILE *out = NULL;
+	pid_t pid = -1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:d:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': out_path = optarg; break;
+		case 'd':
+			duration = strtod(optarg, &end);
+			if (*end || end == optarg || !(duration > 0) || duration > 86400) {
+				fprintf(stderr, "superpass record: bad --duration '%s' (seconds, > 0)\n", optarg);
+				return 2;
+			}
+			break;
+		case O_BUF:
+			buffer_kb = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || buffer_kb < 64 || buffer_kb > 4u << 20) {
+				fprintf(stderr, "superpass record: bad --buffer-kb '%s' (64..4194304)\n", optarg);
+				return 2;
+			}
+			break;
+		case O_CLOCK: clock_name = optarg; break;
+		case O_NOLOCK: with_lock = false; break;
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc && !(duration > 0)) {
+		fprintf(stderr, "superpass record: give a command (after --) or --duration\n");
+		usage(stderr);
+		return 2;
+	}
+	if (geteuid() != 0)
+		fprintf(stderr, "superpass record: warning: not root; tracefs usually needs root "
+				"(or CAP_SYS_ADMIN and access to /sys/kernel/tracing)\n");
+
+	c = tracefs_tracing_dir_is_mounted(false, &tdir);
+	if (c == 0) {
+		if (tracefs_tracing_dir_is_mounted(true, &tdir) < 0 || !tdir) {
+			fprintf(stderr, "superpass record: tracefs is not mounted and mounting it failed "
+					"(%s): a kernel with CONFIG_FTRACE and root are needed\n",
+				geteuid() ? "not root" : strerror(errno));
+			return 1;
+		}
+		mounted_here = true;
+	} else if (c < 0 || !tdir) {
+		fprintf(stderr, "superpass record: no tracefs (a kernel with CONFIG_FTRACE is needed)\n");
+		return 1;
+	}
+	snprintf(name, sizeof(name), "superpass-record-%d", (int)getpid());
+	in = tracefs_instance_create(name);
+	if (!in) {
+		fprintf(stderr, "superpass record: cannot create the tracefs instance %s/instances/%s: %s%s\n",
+			tdir, name, strerror(errno), geteuid() ? " (run as root)" : "");
+		goto out;
+	}
+	tracefs_trace_off(in);
+	if (tracefs_instance_file_write(in, "trace_clock", clock_name) < 0) {
+		fprintf(stderr, "superpass record: the kernel has no trace clock '%s' (see %s/trace_clock)\n",
+			clock_name, tdir);
+		goto out;
+	}
+	{
+		char kb[32];
+
+		snprintf(kb, sizeof(kb), "%lu", buffer_kb);
+		if (tracefs_instance_file_write(in, "buffer_size_kb", kb) < 0)
+			fprintf(stderr, "superpass record: warning: cannot set buffer_size_kb to %s\n", kb);
+	}
+	for (size_t i = 0; i < NR_EVENTS; i++) {
+		struct ev *e = &events[i];
+
+		if (!with_lock && !strcmp(e->sys, "lock"))
+			continue;
+		c = enable(in, e);
+		if (c && e->required) {
+			fprintf(stderr, "superpass record: this kernel lacks the event %s:%s (%s)\n", e->sys,
+				e->name, c == -ENOENT ? "not in tracefs" : "cannot enable it");
+			goto out;
+		}
+		if (c && !strcmp(e->sys, "lock") && !quiet)
+			fprintf(stderr, "superpass record: warning: no %s:%s on this kernel (Linux 5.19+ "
+					"has it): kernel lock waits will not be seen\n", e->sys, e->name);
+	}
+	futex_ok = events[6].enabled && events[7].enabled;
+	if (!futex_ok) {
+		/* raw_syscalls, filtered to the futex syscall */
+		struct ev raw[2] = { { "raw_syscalls", "sys_enter", false, false },
+				     { "raw_syscalls", "sys_exit", false, false } };
+		char filter[32];
+
+		snprintf(filter, sizeof(filter), "id == %d",
+#if defined(__x86_64__)
+			 202
+#elif defined(__aarch64__) || defined(__riscv)
+			 98
+#else
+			 202
+#endif
+		);
+		if (!enable(in, &raw[0]) && !enable(in, &raw[1])) {
+			tracefs_event_file_write(in, "raw_syscalls", "sys_enter", "filter", filter);
+			tracefs_event_file_write(in, "raw_syscalls", "sys_exit", "filter", filter);
+			if (!quiet)
+				fprintf(stderr, "superpass record: no syscalls:sys_enter_futex (kernel "
+						"without CONFIG_FTRACE_SYSCALLS?): using raw_syscalls\n");
+		} else {
+			fprintf(stderr, "superpass record: warning: no futex syscall events on this "
+					"kernel: userspace lock waits will not be seen\n");
+		}
+	}
+	pipe_path = tracefs_instance_get_file(in, "trace_pipe");
+	fd = pipe_path ? open(pipe_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+	if (fd < 0) {
+		fprintf(stderr, "superpass record: cannot open %s: %s\n", pipe_path ? pipe_path : "trace_pipe",
+			strerror(errno));
+		goto out;
+	}
+	out = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
+	if (!out) {
+		fprintf(stderr, "superpass record: %s: %s\n", out_path, strerror(errno));
+		goto out;
+	}
+	buf = malloc(1u << 16);
+	if (!buf)
+		goto out;
+	fprintf(out, "# tracer: nop\n# superpass record: clock %s, buffer %lu KiB per CPU #P:%d\n#\n",
+		clock_name, buffer_kb, ncpu);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	t0 = now_ns();
+	if (duration > 0)
+		deadline = t0 + (uint64_t)(duration * 1e9);
+	tracefs_trace_on(in);
+	if (optind < argc) {
+		pid = fork();
+		if (pid < 0) {
+			fprintf(stderr, "superpass record: fork: %s\n", strerror(errno));
+			goto out;
+		}
+		if (pid == 0) {
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			close(fd);
+			execvp(argv[optind], argv + optind);
+			fprintf(stderr, "superpass record: %s: %s\n", argv[optind], strerror(errno));
+			_exit(127);
+		}
+		child_pid = pid;
+	}
+	while (!child_done) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t now = now_ns();
+
+		if (pid > 0 && waitpid(pid, &status, WNOHANG) == pid) {
+			child_done = true;
+			break;
+		}
+		if (pid < 0 && (got_signal || (deadline && now >= deadline)))
+			break;
+		if (pid > 0 && deadline && now >= deadline && !kill_at) {
+			kill(pid, SIGINT);
+			kill_at = now + 2000000000ull;
+		}
+		if (kill_at && now >= kill_at) {
+			kill(pid, SIGKILL);
+			kill_at = UINT64_MAX;
+		}
+		if (poll(&p, 1, 100) > 0 && drain(fd, out, buf, 1u << 16, &bytes) < 0) {
+			fprintf(stderr, "superpass record: writing %s: %s\n", out_path, strerror(errno));
+			if (pid > 0)
+				kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			goto out;
+		}
+	}
+	tracefs_trace_off(in);
+	if (drain(fd, out, buf, 1u << 16, &bytes) < 0 || fflush(out)) {
+		fprintf(stderr, "superpass record: writing %s: %s\n", out_path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+	if (!quiet) {
+		unsigned long long lost = overruns(in, ncpu);
+
+		fprintf(stderr, "superpass record: %.1f MB in %s, %.1f s", (double)bytes / 1e6, out_path,
+			(double)(now_ns() - t0) / 1e9);
+		if (pid > 0) {
+			if (WIFEXITED(status))
+				fprintf(stderr, "; %s exited with %d", argv[optind], WEXITSTATUS(status));
+			else if (WIFSIGNALED(status))
+				fprintf(stderr, "; %s was killed by signal %d", argv[optind], WTERMSIG(status));
+		}
+		fprintf(stderr, "\n");
+		if (lost)
+			fprintf(stderr, "superpass record: warning: the kernel dropped %llu events (a "
+					"larger --buffer-kb keeps them)\n", lost);
+		fprintf(stderr, "next: superpass analyze %s --critical COMM[,COMM...] (or --tid TID)\n",
+			out_path);
+	}
+out:
+	if (out && out != stdout && fclose(out) && !rc) {
+		fprintf(stderr, "superpass record: writing %s: %s\n", out_path, strerror(errno));
+		rc = 1;
+	}
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	tracefs_put_tracing_file(pipe_path);
+	if (in) {
+		tracefs_trace_off(in);
+		if (tracefs_instance_destroy(in))
+			fprintf(stderr, "superpass record: warning: could not remove the instance %s\n", name);
+		tracefs_instance_free(in);
+	}
+	if (mounted_here && tdir && umount2(tdir, 0))
+		fprintf(stderr, "superpass record: warning: tracefs stays mounted at %s\n", tdir);
+	return rc;
+}
