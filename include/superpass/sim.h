@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * superpass::sim, the offline host: a deterministic discrete-event
+ * simulator of CPUs, scheduling classes, locks and threads, in integer
+ * nanoseconds. The `superpass` policy is the real core (lib/core) behind
+ * the recording host's queued actuator (include/superpass/rec_host.h);
+ * the other policies (none, pi, rt-ui, proxy-exec, proxy-exec-migrate,
+ * ux-writer) are models of what Linux and Android do.
+ *
+ * Same workload, options and seed: the same result, bit for bit (nothing
+ * reads a real clock, and the only randomness is the seeded generator).
+ *
+ * What it models, and what it leaves out:
+ *  - Fair class after EEVDF (Linux 6.6+): the kernel's nice-to-weight
+ *    table; virtual runtime advances by delta * 1024 / weight; a task is
+ *    eligible when its vruntime is at most the run queue's weighted
+ *    average; the eligible task with the earliest virtual deadline runs;
+ *    a deadline is vruntime + base_slice * 1024 / weight, renewed when the
+ *    slice is used (checked at the exact instant, as with HRTICK, not at a
+ *    4 ms tick); lag is kept across sleeps (clamped as place_entity does,
+ *    with its (W + w) / W inflation); a waking task preempts when it is
+ *    eligible and its deadline is earlier. No cgroups, no RUN_TO_PARITY,
+ *    no PELT, no SMT, no frequency scaling, no context-switch cost.
+ *  - RT class: SCHED_FIFO and SCHED_RR (100 ms slices), priorities 1..99,
+ *    always above fair; FIFO order within a priority.
+ *  - Per-CPU run queues. Wakeup placement: a fair task goes to its
+ *    previous CPU if idle, else to the lowest-numbered idle CPU, else back
+ *    to its previous CPU; an RT task goes to the CPU running the
+ *    lowest-priority work when it cannot preempt where it was (cpupri's
+ *    find_lowest_rq). Balancing: a CPU about to go idle pulls a queued
+ *    task from the CPU with most queued tasks; every 4 ms the CPU with most
+ *    runnable fair tasks gives one queued task to the one with fewest when
+ *    they differ by two or more (counts, not PELT load); a queued RT task
+ *    is pulled by any CPU that would otherwise run something lower.
+ *  - Locks: userspace mutex (glibc normal futex mutex: unlock frees the
+ *    word and wakes one waiter, which retries when it runs, so a running
+ *    thread may take the lock first), PI futex mutex (ownership handed to
+ *    the top waiter; the owner inherits the best RT priority among its
+ *    waiters, transitively; fair waiters give nothing), userspace rwlock
+ *    (reader- or writer-preferring like glibc's kinds; futex wake-and-retry),
+ *    kernel mutex (FIFO handoff to the first waiter; no optimistic
+ *    spinning), kernel rwsem (FIFO queue; a new reader queues behind any
+ *    waiter; a writer release wakes every queued reader, or hands off to a
+ *    writer at the head).
+ */
+#ifndef SUPERPASS_SIM_H
+#define SUPERPASS_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <superpass/hist.h>
+#include <superpass/stats.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- workloads ---- */
+
+enum sp_sim_lock_kind {
+	SP_SIM_UMUTEX = 0,     /* pthread mutex (rt-app "lock"); PI under `pi` */
+	SP_SIM_URWLOCK = 1,    /* pthread rwlock, reader-preferring (glibc default) */
+	SP_SIM_URWLOCK_W = 2,  /* pthread rwlock, PREFER_WRITER_NONRECURSIVE */
+	SP_SIM_KMUTEX = 3,     /* kernel struct mutex */
+	SP_SIM_RWSEM = 4,      /* kernel rw_semaphore */
+	SP_SIM_LOCK_KIND_NR
+};
+
+enum sp_sim_sched {
+	SP_SIM_OTHER = 0,      /* fair class; prio is the nice value */
+	SP_SIM_FIFO = 1,       /* prio 1..99 */
+	SP_SIM_RR = 2,         /* prio 1..99 */
+};
+
+enum sp_sim_hold {
+	SP_SIM_EXCL = 0,       /* mutex, or write side */
+	SP_SIM_SHARED = 1,     /* read side */
+};
+
+struct sp_sim_workload;
+
+/* An empty workload named @name (the scenario column of the table).
+ * 0, -EINVAL, -ENOMEM. */
+int sp_sim_workload_create(const char *name, struct sp_sim_workload **out);
+void sp_sim_workload_free(struct sp_sim_workload *w);
+const char *sp_sim_workload_name(const struct sp_sim_workload *w);
+/* CPUs the file asks for (0: not said) and its duration (0: not said). */
+uint32_t sp_sim_workload_cpus(const struct sp_sim_workload *w);
+uint64_t sp_sim_workload_duration_ns(const struct sp_sim_workload *w);
+void sp_sim_workload_set_cpus(struct sp_sim_workload *w, uint32_t cpus);
+void sp_sim_workload_set_duration_ns(struct sp_sim_workload *w, uint64_t ns);
+/* true if a lock of @w is an rwlock or rwsem (readers to track). */
+bool sp_sim_workload_has_rw(const struct sp_sim_workload *w);
+
+/* Reads an rt-app JSON file (the subset and extensions are described in
+ * lib/sim/sp_sim_rtapp.c). On failure returns a negative errno and writes
+ * "FILE: KEY: what was expected" into @err. */
+int sp_sim_workload_load(const char *path, struct sp_sim_workload **out, char *err,
+			 size_t errcap);
+/* The same from text in memory; @name is used in errors and as the
+ * scenario name. */
+int sp_sim_workload_parse(const char *text, const char *name, struct sp_sim_workload **out,
+			  char *err, size_t errcap);
+
+/* Builders. Each returns the new lock's or task's index (>= 0) or a
+ * negative errno. Durations are in ns. */
+int sp_sim_lock_add(struct sp_sim_workload *w, const char *name, enum sp_sim_lock_kind kind);
+int sp_sim_task_add(struct sp_sim_workload *w, const char *name, enum sp_sim_sched sched,
+		    int prio, uint32_t instances);
+int sp_sim_task_set_critical(struct sp_sim_workload *w, int task, bool critical);
+/* CPUs the task may run on (bit i: CPU i); 0 or all ones: any. */
+int sp_sim_task_set_affinity(struct sp_sim_workload *w, int task, uint64_t mask);
+int sp_sim_task_set_delay(struct sp_sim_workload *w, int task, uint64_t ns);
+/* How many times the list of phases runs (-1: for ever, the default). */
+int sp_sim_task_set_loop(struct sp_sim_workload *w, int task, int64_t loop);
+/* Starts a new phase, run @loop times (>= 1). Events added before the
+ * first call go to an implicit phase of loop 1. */
+int sp_sim_task_phase(struct sp_sim_workload *w, int task, int64_t loop);
+int sp_sim_task_run(struct sp_sim_workload *w, int task, uint64_t ns);      /* CPU work */
+int sp_sim_task_runtime(struct sp_sim_workload *w, int task, uint64_t ns);  /* busy for wall time */
+int sp_sim_task_sleep(struct sp_sim_workload *w, int task, uint64_t ns);
+int sp_sim_task_yield(struct sp_sim_workload *w, int task);
+/* rt-app's timer: sleeps until the next period of timer @ref; a frame of
+ * a critical task, janky when reached late. @jitter_ns: each period is
+ * period +- jitter (uniform). @absolute: a late thread keeps its schedule
+ * (and catches up), else it restarts from now; @backlog: with @absolute,
+ * more than this many periods behind restarts the schedule (0: never).
+ * @unique: one timer per thread (rt-app's "unique"), else shared by name. */
+int sp_sim_task_timer(struct sp_sim_workload *w, int task, const char *ref, uint64_t period_ns,
+		      uint64_t jitter_ns, bool absolute, uint32_t backlog, bool unique);
+int sp_sim_task_lock(struct sp_sim_workload *w, int task, int lock, enum sp_sim_hold hold);
+int sp_sim_task_unlock(struct sp_sim_workload *w, int task, int lock);
+/* Changes the thread's policy and priority (nice for SP_SIM_OTHER). */
+int sp_sim_task_setsched(struct sp_sim_workload *w, int task, enum sp_sim_sched sched, int prio);
+int sp_sim_lock_find(const struct sp_sim_workload *w, const char *name);
+int sp_sim_task_find(const struct sp_sim_workload *w, const char *name);
+
+/* A copy of @w with one parameter changed, for sweeps. @param:
+ *   "holders"  instances of every non-critical task that takes a lock
+ *   "nice"     nice of those tasks (SCHED_OTHER ones)
+ *   "cs_us"    every run/runtime inside their critical sections, in us
+ * 0, -EINVAL (unknown parameter or bad value), -ENOMEM. ("k" is an
+ * option of the run, not of the workload: struct sp_sim_opts.k.) */
+int sp_sim_workload_vary(const struct sp_sim_workload *w, const char *param, int64_t value,
+			 struct sp_sim_workload **out);
+
+/* ---- runs ---- */
+
+enum sp_sim_policy {
+	SP_SIM_POL_NONE = 0,
+	SP_SIM_POL_PI,
+	SP_SIM_POL_RTUI,
+	SP_SIM_POL_PROXY,
+	SP_SIM_POL_PROXY_MIGRATE,
+	SP_SIM_POL_UX_WRITER,
+	SP_SIM_POL_SUPERPASS,
+	SP_SIM_POL_NR
+};
+
+/* "none", "pi", "rt-ui", "proxy-exec", "proxy-exec-migrate", "ux-writer",
+ * "superpass"; NULL if out of range. */
+const char *sp_sim_policy_name(enum sp_sim_policy p);
+/* The policy of that name, or -EINVAL. */
+int sp_sim_policy_parse(const char *name);
+
+/* What the simulator reports as it goes (tests check invariants on it). */
+enum sp_sim_trace_type {
+	SP_SIM_TR_SWITCH = 1,  /* cpu now runs thread (-1: idle); arg: the donor (proxy) or -1 */
+	SP_SIM_TR_BLOCK,       /* thread waits for lock; arg: hold */
+	SP_SIM_TR_ACQUIRE,     /* thread holds lock; arg: hold */
+	SP_SIM_TR_RELEASE,     /* thread let go of lock; arg: hold */
+	SP_SIM_TR_WAKE,        /* thread is runnable again (timer, futex wake, handoff) */
+	SP_SIM_TR_PRIO,        /* thread's effective RT priority is now arg (0: fair) */
+	SP_SIM_TR_FRAME,       /* critical thread reached a timer; arg: 1 if late */
+	SP_SIM_TR_PROXY,       /* cpu runs thread (the owner) for donor arg */
+	SP_SIM_TR_DONE,        /* thread finished its program */
+};
+
+struct sp_sim_trace {
+	uint64_t t;            /* ns since the start */
+	uint16_t type;         /* enum sp_sim_trace_type */
+	int16_t cpu;           /* -1 if none */
+	int32_t thread;        /* thread index, -1 if none */
+	int32_t lock;          /* lock index, -1 if none */
+	int32_t arg;
+};
+
+struct sp_sim_opts {
+	enum sp_sim_policy policy;
+	uint32_t k;               /* superpass: readers tracked per lock (0: the core's default) */
+	uint32_t cpus;            /* 0: the workload's, else SP_SIM_DEFAULT_CPUS */
+	uint64_t duration_ns;     /* 0: the workload's, else SP_SIM_DEFAULT_DURATION_NS */
+	uint64_t seed;
+	uint64_t base_slice_ns;   /* 0: SP_SIM_DEFAULT_SLICE_NS */
+	uint64_t budget_ns;       /* superpass grant budget (default 20 ms); UINT64_MAX: none */
+	uint64_t tick_ns;         /* superpass tick period while needed (0: 1 ms) */
+	int fifo_prio;            /* RT priority of a fast track and of rt-ui (0: 1) */
+	/* Tasks made critical by name (NULL-terminated; NULL: none beyond
+	 * the workload's own). */
+	const char *const *critical;
+	void (*trace)(void *ctx, const struct sp_sim_trace *ev);
+	void *trace_ctx;
+};
+
+#define SP_SIM_DEFAULT_CPUS 2u
+#define SP_SIM_DEFAULT_DURATION_NS (10ull * 1000 * 1000 * 1000)
+#define SP_SIM_DEFAULT_SLICE_NS (3ull * 1000 * 1000)
+
+struct sp_sim_thread_stats {
+	char name[32];          /* task name, "-N" appended for instance N > 0 */
+	int task;
+	bool critical;
+	bool hog;               /* the task takes no lock: background work */
+	uint64_t cpu_ns;        /* CPU time used */
+	uint64_t wait_ns;       /* runnable but not running */
+	uint64_t blocked_ns;    /* waiting for a lock */
+};
+
+struct sp_sim_result {
+	char scenario[64];
+	enum sp_sim_policy policy;
+	uint32_t k;               /* superpass only; 0 otherwise */
+	uint32_t cpus;
+	uint64_t sim_ns;          /* simulated time */
+	/* The critical threads' blockings (request to acquisition). */
+	struct sp_hist hist;
+	uint64_t blockings, p50, p99, p999, max;
+	uint64_t blocked_ns;      /* their sum */
+	uint64_t holder_wait_ns;  /* part of it the worst holder spent runnable, not running */
+	uint64_t frames, janky;   /* timers reached by critical threads; late ones */
+	uint64_t bg_work_ns;      /* CPU time of hogs (tasks that take no lock), or of
+				     every non-critical task if there is no hog */
+	uint64_t busy_ns;         /* CPU time used, all threads */
+	uint64_t grants, expiries, fast_tracks, restores; /* superpass: the core's; ux-writer: its boosts */
+	uint64_t boosted_at_end;  /* superpass: threads still recorded boosted after the core's destroy */
+	uint64_t proxy_runs;      /* proxy: times an owner ran for a donor */
+	uint64_t proxy_migrations;
+	uint64_t pi_boosts;       /* pi: inherited-priority raises */
+	uint64_t events;          /* simulator events processed */
+	uint64_t ctx_switches;
+	uint64_t stalled;         /* threads stopped for looping without using time */
+	struct sp_stats core;     /* superpass: the core's statistics at the end */
+	uint32_t nthreads;
+	struct sp_sim_thread_stats *threads; /* nthreads entries; sp_sim_result_free */
+};
+
+void sp_sim_opts_default(struct sp_sim_opts *o);
+/* Runs @w once under @o. 0, or -EINVAL (bad options: a --critical name
+ * that matches no task, cpus above 64, ...), -ENOMEM. @r must be freed
+ * with sp_sim_result_free. */
+int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
+	       struct sp_sim_result *r);
+void sp_sim_result_free(struct sp_sim_result *r);
+
+/* ---- reports, in the shape of `superpass bench` ---- */
+/* The table header for @w's runs, a row (@none: the `none` run to compare
+ * with, or NULL), and the summary lines against `none`. */
+void sp_sim_print_header(FILE *f, const char *scenario, uint32_t cpus, uint64_t duration_ns);
+void sp_sim_print_row(FILE *f, const struct sp_sim_result *r, const struct sp_sim_result *none);
+void sp_sim_print_summary(FILE *f, const struct sp_sim_result *rs, int n);
+/* {"runs": [...]} with the bench's record keys, one record per result. */
+int sp_sim_write_json(FILE *f, const struct sp_sim_result *rs, int n, uint64_t seed);
+/* The blocking CDF of every result (one curve per policy) as SVG. */
+int sp_sim_write_svg(FILE *f, const struct sp_sim_result *rs, int n, const char *title);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SUPERPASS_SIM_H */

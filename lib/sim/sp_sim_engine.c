@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The event loop and the threads' programs.
+ *
+ * Time advances to the earliest of: a queued event (a thread's start or
+ * timer wakeup, the core's tick, the balancer) and each CPU's next local
+ * event (its running task's work ends, or its slice does). Ties go to CPUs
+ * in index order, then to queued events in the order they were queued, so
+ * a run is a pure function of the workload, the options and the seed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_sim_engine.h"
+
+#define SP_ZERO_OPS_MAX 100000u /* ops in a row that use no time: a stall */
+
+void sim_trace(struct sim *s, int type, int cpu, int th, int lock, int arg)
+{
+	struct sp_sim_trace ev;
+
+	if (!s->o->trace)
+		return;
+	ev.t = s->now;
+	ev.type = (uint16_t)type;
+	ev.cpu = (int16_t)cpu;
+	ev.thread = th;
+	ev.lock = lock;
+	ev.arg = arg;
+	s->o->trace(s->o->trace_ctx, &ev);
+}
+
+/* ---- the event heap: (t, seq) order ---- */
+static bool sp_ev_less(const struct sev *a, const struct sev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+void sim_push(struct sim *s, uint64_t t, uint32_t type, int a, uint32_t gen)
+{
+	uint32_t i;
+
+	if (s->nheap == s->heapcap) {
+		uint32_t cap = s->heapcap ? 2 * s->heapcap : 64;
+		struct sev *h = realloc(s->heap, cap * sizeof(*h));
+
+		if (!h) {
+			s->err = true;
+			return;
+		}
+		s->heap = h;
+		s->heapcap = cap;
+	}
+	i = s->nheap++;
+	s->heap[i] = (struct sev){ .t = t, .seq = ++s->evseq, .type = type, .gen = gen, .a = a };
+	while (i && sp_ev_less(&s->heap[i], &s->heap[(i - 1) / 2])) {
+		struct sev x = s->heap[i];
+
+		s->heap[i] = s->heap[(i - 1) / 2];
+		s->heap[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static struct sev sp_pop(struct sim *s)
+{
+	struct sev top = s->heap[0];
+	uint32_t i = 0;
+
+	s->heap[0] = s->heap[--s->nheap];
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < s->nheap && sp_ev_less(&s->heap[l], &s->heap[m]))
+			m = l;
+		if (r < s->nheap && sp_ev_less(&s->heap[r], &s->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		struct sev x = s->heap[i];
+
+		s->heap[i] = s->heap[m];
+		s->heap[m] = x;
+		i = m;
+	}
+	return top;
+}
+
+/* ---- randomness: one xorshift64* stream per thread ---- */
+static uint64_t sp_splitmix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t sp_rand(struct sth *t)
+{
+	uint64_t x = t->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	t->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+uint64_t sim_wait_now(struct sim *s, const struct sth *t)
+{
+	return t->wait_ns + (t->waiting ? s->now - t->wait_since : 0);
+}
+
+/* ---- the threads' programs ---- */
+
+/* The op @t is at, moving over ends of phases and loops; NULL when the
+ * program is over. */
+static const struct sp_sim_op *sp_cur_op(struct sth *t)
+{
+	const struct sp_sim_task *k = t->task;
+
+	for (uint32_t guard = 0; guard < 2 * k->nphases + 4; guard++) {
+		const struct sp_sim_phase *p;
+
+		if (t->phase >= k->nphases) {
+			if (t->task_left > 0 && --t->task_left == 0)
+				return NULL;
+			t->phase = 0;
+			t->op = 0;
+			t->phase_left = k->phases[0].loop;
+		}
+		p = &k->phases[t->phase];
+		if (t->op < p->nops)
+			return &p->ops[t->op];
+		t->op = 0;
+		if (--t->phase_left <= 0) {
+			t->phase++;
+			if (t->phase < k->nphases)
+				t->phase_left = k->phases[t->phase].loop;
+		}
+	}
+	return NULL; /* only empty phases */
+}
+
+static void sp_sleep_until(struct sim *s, struct sth *t, uint64_t when)
+{
+	t->state = TS_SLEEP;
+	sched_dequeue(s, t);
+	t->gen++;
+	sim_push(s, when, EV_WAKE, t->idx, t->gen);
+}
+
+static void sp_done(struct sim *s, struct sth *t)
+{
+	t->state = TS_DONE;
+	sched_dequeue(s, t);
+	sim_trace(s, SP_SIM_TR_DONE, t->cpu, t->idx, -1, 0);
+	pol_exit(s, t);
+}
+
+static void sp_timer(struct sim *s, struct sth *t, const struct sp_sim_op *op)
+{
+	const struct sp_sim_timerdef *d = &s->w->timers[op->ref];
+	struct stimer *tm = &s->timers[(size_t)op->ref * s->nth + (d->unique ? (uint32_t)t->idx : 0)];
+	uint64_t period = op->ns;
+	bool late;
+
+	if (op->jitter) {
+		uint64_t r = sp_rand(t) % (2 * op->jitter + 1);
+
+		period = period - op->jitter + r;
+	}
+	if (!tm->init) {
+		tm->init = true;
+		tm->next = t->t_first;
+	}
+	tm->next += period;
+	late = s->now > tm->next;
+	if (t->critical) {
+		/* A frame late by L has missed L / period + 1 deadlines, as the
+		 * bench counts them; the periods it spanned are frames. */
+		uint64_t missed = late ? (s->now - tm->next) / op->ns + 1 : 0;
+
+		s->r->frames += missed + 1;
+		s->r->janky += missed;
+		t->last_tm = tm;
+		t->last_period = op->ns;
+		sim_trace(s, SP_SIM_TR_FRAME, t->cpu, t->idx, -1, late);
+	}
+	t->op++;
+	if (s->now < tm->next) {
+		sp_sleep_until(s, t, tm->next);
+		return;
+	}
+	if (!op->absolute || (op->backlog && s->now - tm->next > op->backlog * op->ns))
+		tm->next = s->now;
+}
+
+/* Runs @t's zero-time ops until one takes time (work, a sleep, a wait).
+ * @t is executing on a CPU. */
+void sim_run_program(struct sim *s, struct sth *t)
+{
+	for (uint32_t n = 0; t->state == TS_RUNNABLE; n++) {
+		const struct sp_sim_op *op;
+
+		if (n > SP_ZERO_OPS_MAX) {
+			s->r->stalled++;
+			sp_done(s, t);
+			return;
+		}
+		if (t->sys_left)
+			return;
+		op = sp_cur_op(t);
+		if (!op) {
+			sp_done(s, t);
+			return;
+		}
+		switch (op->type) {
+		case SP_OP_RUN:
+			if (!t->op_started) {
+				t->op_started = true;
+				t->op_left = op->ns;
+			}
+			if (t->op_left) {
+				n = 0;
+				return;
+			}
+			t->op_started = false;
+			t->op++;
+			break;
+		case SP_OP_RUNTIME:
+			if (!t->op_started) {
+				t->op_started = true;
+				t->op_left = s->now + op->ns;
+			}
+			if (s->now < t->op_left)
+				return;
+			t->op_started = false;
+			t->op++;
+			break;
+		case SP_OP_SLEEP:
+			t->op++;
+			if (op->ns) {
+				sp_sleep_until(s, t, s->now + op->ns);
+				return;
+			}
+			break;
+		case SP_OP_TIMER:
+			sp_timer(s, t, op);
+			break;
+		case SP_OP_LOCK:
+			if (t->granted) {
+				lock_finish(s, t);
+				t->op++;
+			} else if (lock_try(s, t, op->ref, op->hold)) {
+				lock_finish(s, t);
+				t->op++;
+			} else {
+				lock_block(s, t, op->ref, op->hold);
+				return;
+			}
+			break;
+		case SP_OP_UNLOCK:
+			t->op++;
+			if (lock_release(s, t, op->ref) && t->state == TS_RUNNABLE) {
+				t->sys_left = SP_WAKE_COST_NS;
+				t->needs_sys_done = true;
+				return;
+			}
+			break;
+		case SP_OP_YIELD:
+			t->op++;
+			sched_yield(s, t);
+			return;
+		case SP_OP_SETSCHED:
+			t->op++;
+			t->policy = op->sched;
+			if (op->sched == SP_SIM_OTHER) {
+				t->nice = op->prio;
+				t->rtprio = 0;
+				sched_set_weight(s, t);
+			} else {
+				t->rtprio = op->prio;
+			}
+			sched_set_eff(s, t);
+			break;
+		default:
+			t->op++;
+		}
+	}
+}
+
+/* ---- one run ---- */
+
+void sp_sim_opts_default(struct sp_sim_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->seed = 1;
+}
+
+static const char *const sp_policy_names[SP_SIM_POL_NR] = {
+	"none", "pi", "rt-ui", "proxy-exec", "proxy-exec-migrate", "ux-writer", "superpass",
+};
+
+const char *sp_sim_policy_name(enum sp_sim_policy p)
+{
+	return (unsigned)p < SP_SIM_POL_NR ? sp_policy_names[p] : NULL;
+}
+
+int sp_sim_policy_parse(const char *name)
+{
+	for (int i = 0; i < SP_SIM_POL_NR; i++)
+		if (!strcmp(name, sp_policy_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+static bool sp_named_critical(const struct sp_sim_opts *o, const char *name)
+{
+	if (!o->critical)
+		return false;
+	for (const char *const *p = o->critical; *p; p++)
+		if (!strcmp(*p, name))
+			return true;
+	return false;
+}
+
+static void sp_sim_free(struct sim *s)
+{
+	if (s->lk)
+		for (uint32_t i = 0; i < s->w->nlocks; i++) {
+			free(s->lk[i].readers);
+			free(s->lk[i].wq);
+		}
+	if (s->cpus)
+		for (uint32_t i = 0; i < s->ncpus; i++)
+			free(s->cpus[i].rq);
+	free(s->lk);
+	free(s->cpus);
+	free(s->th);
+	free(s->timers);
+	free(s->heap);
+}
+
+static int sp_sim_setup(struct sim *s)
+{
+	const struct sp_sim_workload *w = s->w;
+	const struct sp_sim_opts *o = s->o;
+	uint32_t n = 0;
+	bool any_hog = false;
+
+	for (uint32_t i = 0; i < w->ntasks; i++)
+		n += w->tasks[i].instances;
+	if (!n || n > 65536)
+		return -EINVAL;
+	if (o->critical)
+		for (const char *const *p = o->critical; *p; p++)
+			if (sp_sim_task_find(w, *p) < 0)
+				return -ENOENT;
+	s->nth = n;
+	s->th = calloc(n, sizeof(*s->th));
+	s->cpus = calloc(s->ncpus, sizeof(*s->cpus));
+	s->lk = calloc(w->nlocks ? w->nlocks : 1, sizeof(*s->lk));
+	s->timers = calloc((size_t)(w->ntimers ? w->ntimers : 1) * n, sizeof(*s->timers));
+	s->r->threads = calloc(n, sizeof(*s->r->threads));
+	if (!s->th || !s->cpus || !s->lk || !s->timers || !s->r->threads)
+		return -ENOMEM;
+	s->r->nthreads = n;
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		s->cpus[i].id = (int)i;
+		s->cpus[i].rq = calloc(n, sizeof(int));
+		s->cpus[i].next_local = SP_INF;
+		if (!s->cpus[i].rq)
+			return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < w->nlocks; i++) {
+		struct slk *l = &s->lk[i];
+
+		l->kind = w->locks[i].kind;
+		l->pi = l->kind == SP_SIM_UMUTEX && (s->pol == SP_SIM_POL_PI || w->pi_enabled);
+		l->owner = -1;
+		l->readers = calloc(n, sizeof(int));
+		l->wq = calloc(n, sizeof(int));
+		if (!l->readers || !l->wq)
+			return -ENOMEM;
+	}
+	n = 0;
+	for (uint32_t i = 0; i < w->ntasks; i++) {
+		const struct sp_sim_task *k = &w->tasks[i];
+		bool crit = k->critical || sp_named_critical(o, k->name);
+		bool hog = !crit && !sp_sim_task_takes_locks(k);
+
+		any_hog |= hog;
+		for (uint32_t j = 0; j < k->instances; j++, n++) {
+			struct sth *t = &s->th[n];
+			struct sp_sim_thread_stats *ts = &s->r->threads[n];
+
+			t->idx = (int)n;
+			t->task = k;
+			t->inst = j;
+			t->cpu = -1;
+			t->critical = crit;
+			t->hog = hog;
+			t->affinity = k->affinity;
+			if (s->ncpus < 64 && t->affinity && !(t->affinity & ((1ull << s->ncpus) - 1)))
+				t->affinity = 0; /* names no CPU that exists: any */
+			t->policy = k->sched;
+			t->rtprio = k->sched == SP_SIM_OTHER ? 0 : k->prio;
+			t->nice = k->sched == SP_SIM_OTHER ? k->prio : 0;
+			if (s->pol == SP_SIM_POL_RTUI && crit && t->rtprio < s->fifo_prio) {
+				t->policy = SP_SIM_FIFO;
+				t->rtprio = s->fifo_prio;
+			}
+			t->eff = t->policy == SP_SIM_OTHER ? 0 : t->rtprio;
+			t->rr = t->policy == SP_SIM_RR;
+			t->weight = sched_weight(t->nice);
+			t->fresh = true;
+			t->wait_lock = -1;
+			t->task_left = k->loop;
+			t->phase_left = k->nphases ? k->phases[0].loop : 1;
+			t->rng = sp_splitmix(o->seed * 0x100000001b3ull + n);
+			if (!t->rng)
+				t->rng = 1;
+			if (j)
+				snprintf(ts->name, sizeof(ts->name), "%s-%u", k->name, j);
+			else
+				snprintf(ts->name, sizeof(ts->name), "%s", k->name);
+			ts->task = (int)i;
+			ts->critical = crit;
+			ts->hog = hog;
+		}
+	}
+	if (!any_hog)
+		for (uint32_t i = 0; i < s->nth; i++)
+			s->th[i].hog = s->r->threads[i].hog = !s->th[i].critical;
+	for (uint32_t i = 0; i < s->nth; i++)
+		sim_push(s, s->th[i].task->delay_ns, EV_START, (int)i, 0);
+	if (s->ncpus > 1)
+		sim_push(s, SP_BALANCE_NS, EV_BALANCE, 0, 0);
+	return s->err ? -ENOMEM : 0;
+}
+
+static void sp_event(struct sim *s, const struct sev *e)
+{
+	struct sth *t;
+
+	switch (e->type) {
+	case EV_START:
+		t = &s->th[e->a];
+		if (!t->task->nphases) {
+			t->state = TS_DONE;
+			break;
+		}
+		t->t_first = s->now;
+		sched_wake(s, t);
+		break;
+	case EV_WAKE:
+		t = &s->th[e->a];
+		if (t->state == TS_SLEEP && t->gen == e->gen)
+			sched_wake(s, t);
+		break;
+	case EV_TICK:
+		pol_tick(s);
+		break;
+	case EV_BALANCE:
+		sched_balance(s);
+		sim_push(s, s->now + SP_BALANCE_NS, EV_BALANCE, 0, 0);
+		break;
+	}
+}
+
+static void sp_resched_all(struct sim *s)
+{
+	for (int round = 0; round < 64; round++) {
+		bool any = false;
+
+		for (uint32_t i = 0; i < s->ncpus; i++) {
+			if (s->cpus[i].resched) {
+				sched_schedule(s, &s->cpus[i]);
+				any = true;
+			}
+		}
+		if (!any)
+			return;
+	}
+}
+
+static void sp_finish(struct sim *s)
+{
+	struct sp_sim_result *r = s->r;
+
+	s->now = s->end;
+	for (uint32_t i = 0; i < s->ncpus; i++)
+		sched_update_curr(s, &s->cpus[i]);
+	for (uint32_t i = 0; i < s->nth; i++) {
+		struct sth *t = &s->th[i];
+		struct sp_sim_thread_stats *ts = &r->threads[i];
+
+		ts->cpu_ns = t->cpu_ns;
+		ts->wait_ns = sim_wait_now(s, t);
+		ts->blocked_ns = t->blocked_ns + (t->wait_lock >= 0 ? s->now - t->block_since : 0);
+		if (t->hog)
+			r->bg_work_ns += t->cpu_ns;
+		if (t->critical && t->last_tm && t->state != TS_DONE) {
+			/* the frame in progress, if its deadline has passed */
+			uint64_t d = t->last_tm->next + t->last_period;
+
+			if (s->now > d) {
+				r->janky += (s->now - d) / t->last_period + 1;
+				r->frames += (s->now - d) / t->last_period + 1;
+			}
+		}
+	}
+	r->sim_ns = s->end;
+	if (r->hist.count) {
+		r->p50 = sp_hist_quantile(&r->hist, 50, 100);
+		r->p99 = sp_hist_quantile(&r->hist, 99, 100);
+		r->p999 = sp_hist_quantile(&r->hist, 999, 1000);
+		r->max = r->hist.max;
+	}
+}
+
+int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
+	       struct sp_sim_result *r)
+{
+	struct sim s;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	sp_hist_init(&r->hist);
+	if (!w || !o || (unsigned)o->policy >= SP_SIM_POL_NR || o->k > SP_MAX_READERS_PER_LOCK ||
+	    o->fifo_prio < 0 || o->fifo_prio > 99)
+		return -EINVAL;
+	memset(&s, 0, sizeof(s));
+	s.w = w;
+	s.o = o;
+	s.r = r;
+	s.pol = o->policy;
+	s.ncpus = o->cpus ? o->cpus : w->cpus ? w->cpus : SP_SIM_DEFAULT_CPUS;
+	s.end = o->duration_ns ? o->duration_ns
+		: w->duration_ns ? w->duration_ns : SP_SIM_DEFAULT_DURATION_NS;
+	s.slice = o->base_slice_ns ? o->base_slice_ns
+		: w->base_slice_ns ? w->base_slice_ns : SP_SIM_DEFAULT_SLICE_NS;
+	s.fifo_prio = o->fifo_prio ? o->fifo_prio : 1;
+	s.tick_ns = o->tick_ns ? o->tick_ns : 1000000ull;
+	s.proxy = s.pol == SP_SIM_POL_PROXY || s.pol == SP_SIM_POL_PROXY_MIGRATE;
+	s.migrate = s.pol == SP_SIM_POL_PROXY_MIGRATE;
+	if (s.ncpus > 64)
+		return -EINVAL;
+	snprintf(r->scenario, sizeof(r->scenario), "%s", w->name);
+	r->policy = o->policy;
+	r->k = s.pol == SP_SIM_POL_SUPERPASS ? (o->k ? o->k : 4) : 0;
+	r->cpus = s.ncpus;
+	rc = sp_sim_setup(&s);
+	if (!rc)
+		rc = pol_init(&s);
+	if (rc) {
+		sp_sim_free(&s);
+		sp_sim_result_free(r);
+		return rc;
+	}
+	for (;;) {
+		uint64_t t = s.nheap ? s.heap[0].t : SP_INF;
+		struct scpu *c = NULL;
+
+		for (uint32_t i = 0; i < s.ncpus; i++) {
+			if (s.cpus[i].next_local <= t && (!c || s.cpus[i].next_local < t)) {
+				t = s.cpus[i].next_local;
+				c = &s.cpus[i];
+			}
+		}
+		if (t >= s.end || t == SP_INF || s.err)
+			break;
+		s.now = t;
+		r->events++;
+		if (c) {
+			sched_cpu_event(&s, c);
+		} else {
+			struct sev e = sp_pop(&s);
+
+			sp_event(&s, &e);
+		}
+		sp_resched_all(&s);
+	}
+	sp_finish(&s);
+	pol_fini(&s);
+	rc = s.err ? -ENOMEM : 0;
+	sp_sim_free(&s);
+	return rc;
+}
+
+void sp_sim_result_free(struct sp_sim_result *r)
+{
+	free(r->threads);
+	r->threads = NULL;
+	r->nthreads = 0;
+}

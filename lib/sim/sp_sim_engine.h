@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The engine's state, shared by its files: sp_sim_engine.c (event loop,
+ * threads' programs), sp_sim_sched.c (CPUs and classes), sp_sim_lock.c
+ * (locks) and sp_sim_policy.c (pi, ux-writer, superpass). One run, one
+ * thread of the host: nothing here is shared or locked. */
+#ifndef SP_SIM_ENGINE_H
+#define SP_SIM_ENGINE_H
+
+#include <superpass/core.h>
+#include <superpass/rec_host.h>
+
+#include "sp_sim_internal.h"
+
+#define SP_NICE_0 1024
+#define SP_RR_SLICE_NS (100ull * 1000 * 1000)
+#define SP_TICK_NSEC (4ull * 1000 * 1000)   /* HZ=250: place_entity's lag bound */
+#define SP_BALANCE_NS (4ull * 1000 * 1000)
+#define SP_MAX_HELD 16
+#define SP_MAX_SNAP 16
+#define SP_INF UINT64_MAX
+/* What an unlock that wakes a waiter costs its caller (FUTEX_WAKE, or the
+ * kernel's wake_up_q): CPU time after the lock is free, during which the
+ * woken thread may run first. */
+#define SP_WAKE_COST_NS 2000ull
+
+enum sp_ts { TS_NEW = 0, TS_RUNNABLE, TS_BLOCKED, TS_SLEEP, TS_DONE };
+
+struct sim;
+
+struct sth {
+	int idx;
+	const struct sp_sim_task *task;
+	uint32_t inst;
+	enum sp_ts state;
+	int cpu;                 /* run queue it is on, or was last on (-1: never) */
+	bool on_rq;
+	bool waiting;            /* runnable and not running: wait_ns accrues */
+	bool needs_step;         /* run its program when it next runs */
+	bool critical, hog;
+	uint64_t seq;            /* FIFO order within an RT priority */
+	uint64_t affinity;
+	/* program */
+	uint32_t phase, op;
+	int64_t phase_left, task_left;
+	bool op_started;
+	uint64_t op_left;        /* RUN: work left; RUNTIME: its end */
+	uint64_t sys_left;       /* CPU time of a wake-up syscall, before the next op */
+	bool needs_sys_done;
+	uint32_t gen;            /* sleep generation */
+	/* scheduling */
+	int policy, rtprio, nice;
+	uint32_t weight;
+	int eff;                 /* effective RT priority, 0: fair */
+	bool rr;
+	bool sp_boost, ux_boost, ux_new;
+	int pi_prio;
+	int64_t v, deadline, vlag;
+	uint64_t vrem;
+	bool fresh;              /* never placed on a run queue */
+	uint64_t rr_left;
+	/* locks */
+	int wait_lock;           /* lock it waits for (also while retrying), -1 */
+	uint8_t wait_hold;
+	bool in_wq;
+	bool granted;            /* handed the lock while waiting */
+	bool donor;              /* blocked, kept on its run queue (proxy) */
+	int nheld;
+	struct { int lock; uint8_t hold; } held[SP_MAX_HELD];
+	/* a critical thread's blocking being measured */
+	bool measuring;
+	uint64_t req_t;
+	int nsnap;
+	int snap[SP_MAX_SNAP];
+	uint64_t snap_w0[SP_MAX_SNAP];
+	/* statistics */
+	uint64_t t_first;
+	struct stimer *last_tm;  /* the timer a critical thread last reached */
+	uint64_t last_period;
+	uint64_t cpu_ns, wait_ns, wait_since, blocked_ns, block_since;
+	uint64_t rng;
+};
+
+struct slk {
+	uint8_t kind;            /* enum sp_sim_lock_kind */
+	bool pi;                 /* PI futex (a UMUTEX under `pi` or pi_enabled) */
+	int owner;               /* exclusive holder, -1 */
+	int nreaders;
+	int *readers;
+	int nwq;
+	int *wq;                 /* waiters in arrival order */
+	int wwaiting;            /* writers among them */
+};
+
+struct scpu {
+	int id;
+	struct sth *curr;        /* what executes (the owner, under proxy) */
+	struct sth *donor;       /* whose scheduling context is charged */
+	uint64_t last;           /* accounted up to */
+	int *rq;
+	int nrq;
+	bool resched;
+	uint64_t next_local;
+	int64_t last_v;          /* average vruntime when last computed */
+};
+
+struct sev {
+	uint64_t t, seq;
+	uint32_t type, gen;
+	int32_t a;
+};
+
+enum { EV_START = 1, EV_WAKE, EV_TICK, EV_BALANCE };
+
+struct stimer {
+	bool init;
+	uint64_t next;
+};
+
+struct sim {
+	const struct sp_sim_workload *w;
+	const struct sp_sim_opts *o;
+	struct sp_sim_result *r;
+	enum sp_sim_policy pol;
+	uint64_t now, end, slice;
+	int fifo_prio;
+	uint32_t ncpus, nth;
+	struct scpu *cpus;
+	struct sth *th;
+	struct slk *lk;
+	struct stimer *timers;   /* ntimers * nth */
+	struct sev *heap;
+	uint32_t nheap, heapcap;
+	uint64_t seq, evseq;
+	/* policies */
+	bool proxy, migrate;
+	int ncrit_waiting, nux;
+	struct sp_rec_host *host;
+	bool tick_armed;
+	uint64_t tick_ns;
+	bool err;
+};
+
+/* sp_sim_engine.c */
+void sim_trace(struct sim *s, int type, int cpu, int th, int lock, int arg);
+void sim_push(struct sim *s, uint64_t t, uint32_t type, int a, uint32_t gen);
+void sim_run_program(struct sim *s, struct sth *t);
+uint64_t sim_wait_now(struct sim *s, const struct sth *t);
+
+/* sp_sim_sched.c */
+void sched_update_curr(struct sim *s, struct scpu *c);
+void sched_schedule(struct sim *s, struct scpu *c);
+void sched_cpu_event(struct sim *s, struct scpu *c);
+void sched_next_local(struct sim *s, struct scpu *c);
+void sched_wake(struct sim *s, struct sth *t);
+void sched_enqueue(struct sim *s, struct sth *t, struct scpu *c);
+void sched_dequeue(struct sim *s, struct sth *t);
+void sched_set_eff(struct sim *s, struct sth *t);
+void sched_set_weight(struct sim *s, struct sth *t);
+void sched_yield(struct sim *s, struct sth *t);
+void sched_balance(struct sim *s);
+void sched_sync_wait(struct sim *s, struct sth *t);
+uint32_t sched_weight(int nice);
+struct scpu *sched_cpu_of_curr(struct sim *s, struct sth *t);
+
+/* sp_sim_lock.c: true if @t got the lock now */
+bool lock_try(struct sim *s, struct sth *t, int l, uint8_t hold);
+void lock_block(struct sim *s, struct sth *t, int l, uint8_t hold);
+bool lock_release(struct sim *s, struct sth *t, int l);
+void lock_finish(struct sim *s, struct sth *t);
+
+/* sp_sim_policy.c */
+int pol_init(struct sim *s);
+void pol_fini(struct sim *s);
+void pol_acquired(struct sim *s, struct sth *t, int l, uint8_t hold, bool waited);
+void pol_released(struct sim *s, struct sth *t, int l, uint8_t hold);
+void pol_blocked(struct sim *s, struct sth *t, int l, uint8_t hold);
+void pol_exit(struct sim *s, struct sth *t);
+void pol_tick(struct sim *s);
+void pol_pi_update(struct sim *s, int owner, int depth);
+void pol_lock_changed(struct sim *s);
+
+#endif /* SP_SIM_ENGINE_H */

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The offline host's internals: the workload model shared by the builders,
+ * the rt-app reader and the engine. */
+#ifndef SP_SIM_INTERNAL_H
+#define SP_SIM_INTERNAL_H
+
+#include <stdint.h>
+
+#include <superpass/sim.h>
+
+enum sp_sim_op_type {
+	SP_OP_RUN = 1,      /* ns: CPU work */
+	SP_OP_RUNTIME,      /* ns: busy until ns of wall time passed */
+	SP_OP_SLEEP,        /* ns */
+	SP_OP_TIMER,        /* ref: timer index; ns: period; jitter; absolute */
+	SP_OP_LOCK,         /* ref: lock; hold */
+	SP_OP_UNLOCK,       /* ref: lock */
+	SP_OP_YIELD,
+	SP_OP_SETSCHED,     /* sched, prio */
+};
+
+struct sp_sim_op {
+	uint8_t type;
+	uint8_t hold;
+	uint8_t absolute;
+	uint8_t sched;
+	int32_t ref;
+	int32_t prio;
+	uint32_t backlog;    /* TIMER: periods behind before the schedule resets (0: never) */
+	uint64_t ns;
+	uint64_t jitter;
+};
+
+struct sp_sim_phase {
+	struct sp_sim_op *ops;
+	uint32_t nops, cap;
+	int64_t loop;
+};
+
+struct sp_sim_task {
+	char *name;
+	uint32_t instances;
+	uint8_t sched;
+	int32_t prio;
+	bool critical;
+	uint64_t affinity;
+	uint64_t delay_ns;
+	int64_t loop;       /* -1: for ever */
+	struct sp_sim_phase *phases;
+	uint32_t nphases, cap;
+	bool explicit_phase;
+};
+
+struct sp_sim_lockdef {
+	char *name;
+	uint8_t kind;
+};
+
+struct sp_sim_timerdef {
+	char *name;
+	bool unique;        /* one per thread */
+};
+
+struct sp_sim_workload {
+	char *name;
+	uint32_t cpus;
+	uint64_t duration_ns;
+	uint64_t base_slice_ns; /* 0: not said */
+	bool pi_enabled;    /* rt-app global pi_enabled: every mutex is PI */
+	struct sp_sim_task *tasks;
+	uint32_t ntasks, tcap;
+	struct sp_sim_lockdef *locks;
+	uint32_t nlocks, lcap;
+	struct sp_sim_timerdef *timers;
+	uint32_t ntimers, tmcap;
+};
+
+/* sp_sim_workload.c */
+int sp_sim_timer_ref(struct sp_sim_workload *w, const char *name, bool unique);
+bool sp_sim_task_takes_locks(const struct sp_sim_task *t);
+/* A deep copy (the sweep changes copies). */
+int sp_sim_workload_clone(const struct sp_sim_workload *w, struct sp_sim_workload **out);
+
+#endif /* SP_SIM_INTERNAL_H */

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Simulated locks (include/superpass/sim.h lists their semantics).
+ *
+ * Two ways a wait ends: a futex wake (glibc mutex), after which the waiter
+ * tries again when it runs and may find the lock taken by a thread that
+ * ran first; or a handoff (PI futex, kernel mutex, rwsem, rwlock phase
+ * change), where the lock is the waiter's before it runs.
+ */
+#include <string.h>
+
+#include "sp_sim_engine.h"
+
+static bool sp_is_rw(const struct slk *l)
+{
+	return l->kind == SP_SIM_URWLOCK || l->kind == SP_SIM_URWLOCK_W || l->kind == SP_SIM_RWSEM;
+}
+
+static void sp_wq_del(struct sim *s, struct slk *l, struct sth *t)
+{
+	for (int i = 0; i < l->nwq; i++) {
+		if (l->wq[i] == t->idx) {
+			memmove(&l->wq[i], &l->wq[i + 1], sizeof(int) * (size_t)(l->nwq - i - 1));
+			l->nwq--;
+			break;
+		}
+	}
+	if (t->wait_hold == SP_SIM_EXCL && sp_is_rw(l))
+		l->wwaiting--;
+	t->in_wq = false;
+}
+
+/* The lock is @t's in @hold: the records, the trace and the policy. */
+static void sp_take(struct sim *s, struct sth *t, int li, uint8_t hold)
+{
+	struct slk *l = &s->lk[li];
+	bool waited = t->wait_lock == li;
+
+	if (hold == SP_SIM_SHARED)
+		l->readers[l->nreaders++] = t->idx;
+	else
+		l->owner = t->idx;
+	if (t->nheld < SP_MAX_HELD) {
+		t->held[t->nheld].lock = li;
+		t->held[t->nheld].hold = hold;
+		t->nheld++;
+	} else {
+		s->err = true;
+	}
+	sim_trace(s, SP_SIM_TR_ACQUIRE, t->cpu, t->idx, li, hold);
+	pol_acquired(s, t, li, hold, waited);
+}
+
+bool lock_try(struct sim *s, struct sth *t, int li, uint8_t hold)
+{
+	struct slk *l = &s->lk[li];
+	bool ok;
+
+	switch (l->kind) {
+	case SP_SIM_UMUTEX:
+		ok = l->owner < 0 && (!l->pi || !l->nwq);
+		break;
+	case SP_SIM_KMUTEX:
+		ok = l->owner < 0 && !l->nwq;
+		break;
+	case SP_SIM_URWLOCK:
+		ok = l->owner < 0 && (hold == SP_SIM_SHARED || !l->nreaders);
+		break;
+	case SP_SIM_URWLOCK_W:
+		ok = l->owner < 0 && (hold == SP_SIM_SHARED ? !l->wwaiting : !l->nreaders);
+		break;
+	case SP_SIM_RWSEM:
+		ok = l->owner < 0 && !l->nwq && (hold == SP_SIM_SHARED || !l->nreaders);
+		break;
+	default:
+		ok = false;
+	}
+	if (ok)
+		sp_take(s, t, li, hold);
+	return ok;
+}
+
+/* The critical thread's blocking ends when it returns from the lock call. */
+void lock_finish(struct sim *s, struct sth *t)
+{
+	if (t->measuring) {
+		uint64_t dur = s->now - t->req_t, worst = 0;
+
+		for (int i = 0; i < t->nsnap; i++) {
+			uint64_t w = sim_wait_now(s, &s->th[t->snap[i]]) - t->snap_w0[i];
+
+			worst = w > worst ? w : worst;
+		}
+		sp_hist_record(&s->r->hist, dur);
+		s->r->blockings++;
+		s->r->blocked_ns += dur;
+		s->r->holder_wait_ns += worst < dur ? worst : dur;
+		t->measuring = false;
+		s->ncrit_waiting--;
+	}
+	if (t->wait_lock >= 0)
+		t->blocked_ns += s->now - t->block_since;
+	t->wait_lock = -1;
+	t->granted = false;
+}
+
+/* Who holds @li now, and who holds what they wait for (a chain). */
+static void sp_snapshot(struct sim *s, struct sth *t, int li)
+{
+	int depth = 0;
+
+	t->nsnap = 0;
+	while (li >= 0 && depth++ < 8) {
+		struct slk *l = &s->lk[li];
+		int next = -1;
+
+		if (l->owner >= 0 && t->nsnap < SP_MAX_SNAP) {
+			t->snap[t->nsnap++] = l->owner;
+			next = s->th[l->owner].wait_lock;
+		}
+		for (int i = 0; i < l->nreaders && t->nsnap < SP_MAX_SNAP; i++)
+			t->snap[t->nsnap++] = l->readers[i];
+		li = next;
+	}
+	for (int i = 0; i < t->nsnap; i++)
+		t->snap_w0[i] = sim_wait_now(s, &s->th[t->snap[i]]);
+}
+
+void lock_block(struct sim *s, struct sth *t, int li, uint8_t hold)
+{
+	struct slk *l = &s->lk[li];
+	bool first = t->wait_lock != li;
+
+	if (first) {
+		t->wait_lock = li;
+		t->wait_hold = hold;
+		t->block_since = s->now;
+		if (t->critical) {
+			t->measuring = true;
+			t->req_t = s->now;
+			s->ncrit_waiting++;
+			sp_snapshot(s, t, li);
+		}
+	}
+	l->wq[l->nwq++] = t->idx;
+	t->in_wq = true;
+	if (hold == SP_SIM_EXCL && sp_is_rw(l))
+		l->wwaiting++;
+	t->state = TS_BLOCKED;
+	sim_trace(s, SP_SIM_TR_BLOCK, t->cpu, t->idx, li, hold);
+	if (s->proxy && l->kind == SP_SIM_KMUTEX && t->on_rq) {
+		/* A donor stays queued: picking it runs its owner. */
+		t->donor = true;
+		s->cpus[t->cpu].resched = true;
+		sched_sync_wait(s, t);
+	} else {
+		sched_dequeue(s, t);
+	}
+	pol_blocked(s, t, li, hold);
+}
+
+/* A futex wake: @t runs again and retries. */
+static void sp_wake_retry(struct sim *s, struct slk *l, struct sth *t)
+{
+	sp_wq_del(s, l, t);
+	sched_wake(s, t);
+}
+
+static void sp_handoff(struct sim *s, struct slk *l, struct sth *t)
+{
+	sp_wq_del(s, l, t);
+	sp_take(s, t, (int)(l - s->lk), t->wait_hold);
+	t->granted = true;
+	sched_wake(s, t);
+}
+
+/* futex_wake() order: RT waiters by priority, then arrival. */
+static struct sth *sp_top_waiter(struct sim *s, struct slk *l, bool want_writer, bool by_eff)
+{
+	struct sth *best = NULL;
+
+	for (int i = 0; i < l->nwq; i++) {
+		struct sth *t = &s->th[l->wq[i]];
+		int p = by_eff ? t->eff : (t->policy != SP_SIM_OTHER ? t->rtprio : 0);
+		int bp;
+
+		if (want_writer && t->wait_hold != SP_SIM_EXCL)
+			continue;
+		if (!best) {
+			best = t;
+			continue;
+		}
+		bp = by_eff ? best->eff : (best->policy != SP_SIM_OTHER ? best->rtprio : 0);
+		if (p > bp)
+			best = t;
+	}
+	return best;
+}
+
+static void sp_grant_readers(struct sim *s, struct slk *l)
+{
+	for (int i = 0; i < l->nwq;) {
+		struct sth *t = &s->th[l->wq[i]];
+
+		if (t->wait_hold == SP_SIM_SHARED)
+			sp_handoff(s, l, t); /* removes entry i */
+		else
+			i++;
+	}
+}
+
+bool lock_release(struct sim *s, struct sth *t, int li)
+{
+	struct slk *l = &s->lk[li];
+	uint8_t hold = 0;
+	int i;
+
+	for (i = 0; i < t->nheld && t->held[i].lock != li; i++)
+		;
+	if (i == t->nheld)
+		return false; /* not held: rt-app's unlock of an unlocked mutex does nothing */
+	hold = t->held[i].hold;
+	t->held[i] = t->held[--t->nheld];
+	if (hold == SP_SIM_SHARED) {
+		for (int j = 0; j < l->nreaders; j++) {
+			if (l->readers[j] == t->idx) {
+				l->readers[j] = l->readers[--l->nreaders];
+				break;
+			}
+		}
+	} else {
+		l->owner = -1;
+	}
+	sim_trace(s, SP_SIM_TR_RELEASE, t->cpu, t->idx, li, hold);
+	pol_released(s, t, li, hold);
+	{
+		struct scpu *c = sched_cpu_of_curr(s, t);
+
+		if (c && c->donor != t)
+			c->resched = true; /* a proxy's donor may run itself now */
+	}
+	if (l->owner >= 0 || l->nreaders || !l->nwq) {
+		pol_lock_changed(s);
+		return false;
+	}
+	switch (l->kind) {
+	case SP_SIM_UMUTEX:
+		if (l->pi) {
+			sp_handoff(s, l, sp_top_waiter(s, l, false, true));
+			pol_pi_update(s, t->idx, 0);
+		} else {
+			sp_wake_retry(s, l, sp_top_waiter(s, l, false, false));
+		}
+		break;
+	case SP_SIM_KMUTEX:
+		sp_handoff(s, l, &s->th[l->wq[0]]);
+		break;
+	case SP_SIM_URWLOCK:
+		if (l->nwq > l->wwaiting)
+			sp_grant_readers(s, l);
+		else
+			sp_handoff(s, l, sp_top_waiter(s, l, true, false));
+		break;
+	case SP_SIM_URWLOCK_W:
+		if (l->wwaiting)
+			sp_handoff(s, l, sp_top_waiter(s, l, true, false));
+		else
+			sp_grant_readers(s, l);
+		break;
+	case SP_SIM_RWSEM:
+		if (s->th[l->wq[0]].wait_hold == SP_SIM_EXCL)
+			sp_handoff(s, l, &s->th[l->wq[0]]);
+		else
+			sp_grant_readers(s, l);
+		break;
+	}
+	pol_lock_changed(s);
+	return true;
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The policies that act on locks: `pi` (PI futex inheritance), `ux-writer`
+ * (OEM UX boosting of owners and writers) and `superpass` (the real core).
+ *
+ * superpass is the third host of lib/core: the simulator reports every
+ * lock event to the core as it happens, the core's clock is the simulated
+ * one, and its actuator is the recording host's queued model
+ * (include/superpass/rec_host.h): fast_track/restore queue the tid, and
+ * the worker (sp_rec_host_run, called right after each core call, so an
+ * actuation costs no simulated time) applies sp_task_boosted(): a boosted
+ * thread runs in the RT class at fifo_prio. The core is ticked every
+ * tick_ns while sp_core_needs_tick(), as the runtime's watchdog does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "sp_sim_engine.h"
+
+#define SP_UX_DEPTH 5
+#define SP_CORE_T0 1000000000ull /* the core's clock at simulated time 0 */
+
+static sp_tid_t sp_tid(const struct sth *t)
+{
+	return (sp_tid_t)t->idx + 1;
+}
+
+static sp_lock_key_t sp_key(int l)
+{
+	return ((sp_lock_key_t)l + 1) << 6;
+}
+
+static void sp_host_sync(struct sim *s)
+{
+	s->host->now = SP_CORE_T0 + s->now;
+}
+
+static void sp_host_after(struct sim *s)
+{
+	sp_rec_host_run(s->host);
+	if (!s->tick_armed && sp_core_needs_tick(s->host->core)) {
+		s->tick_armed = true;
+		sim_push(s, s->now + s->tick_ns, EV_TICK, 0, 0);
+	}
+}
+
+static void sp_on_change(struct sp_rec_host *h, sp_tid_t tid, bool boosted)
+{
+	struct sim *s = h->user;
+	struct sth *t;
+
+	if (!s || tid < 1 || tid > s->nth)
+		return;
+	t = &s->th[tid - 1];
+	t->sp_boost = boosted;
+	sched_set_eff(s, t);
+}
+
+int pol_init(struct sim *s)
+{
+	struct sp_config cfg;
+	int rc;
+
+	if (s->pol != SP_SIM_POL_SUPERPASS)
+		return 0;
+	sp_config_default(&cfg);
+	if (s->o->k)
+		cfg.readers_per_lock = s->o->k;
+	if (s->o->budget_ns == UINT64_MAX)
+		cfg.budget_ns = 0;
+	else if (s->o->budget_ns)
+		cfg.budget_ns = s->o->budget_ns;
+	if (cfg.max_tasks < s->nth + 16)
+		cfg.max_tasks = s->nth + 16;
+	if (cfg.max_locks < s->w->nlocks + 16)
+		cfg.max_locks = s->w->nlocks + 16;
+	s->host = calloc(1, sizeof(*s->host));
+	if (!s->host)
+		return -ENOMEM;
+	rc = sp_rec_host_init(s->host, SP_REC_QUEUED, s->nth + 2, &cfg);
+	if (rc < 0) {
+		free(s->host);
+		s->host = NULL;
+		return rc;
+	}
+	s->host->user = s;
+	s->host->on_change = sp_on_change;
+	sp_host_sync(s);
+	for (uint32_t i = 0; i < s->w->nlocks; i++)
+		sp_lock_declare(s->host->core, sp_key((int)i),
+				s->lk[i].kind == SP_SIM_UMUTEX || s->lk[i].kind == SP_SIM_KMUTEX
+					? SP_LOCK_MUTEX : SP_LOCK_RWLOCK);
+	for (uint32_t i = 0; i < s->nth; i++) {
+		sp_task_register(s->host->core, sp_tid(&s->th[i]));
+		if (s->th[i].critical)
+			sp_task_set_critical(s->host->core, sp_tid(&s->th[i]), true);
+	}
+	return 0;
+}
+
+void pol_fini(struct sim *s)
+{
+	struct sp_rec_host *h = s->host;
+
+	if (!h)
+		return;
+	sp_host_sync(s);
+	sp_core_stats(h->core, &s->r->core);
+	s->r->grants = s->r->core.grants;
+	s->r->expiries = s->r->core.expiries;
+	/* The destroy restores whatever is still boosted; the simulation is
+	 * over, so the worker only records it. */
+	h->user = NULL;
+	sp_rec_host_fini(h);
+	s->r->fast_tracks = h->fast_tracks;
+	s->r->restores = h->restores;
+	s->r->boosted_at_end = h->fast_tracks - h->restores;
+	free(h);
+	s->host = NULL;
+}
+
+void pol_tick(struct sim *s)
+{
+	s->tick_armed = false;
+	if (!s->host)
+		return;
+	sp_host_sync(s);
+	sp_core_tick(s->host->core);
+	sp_host_after(s);
+}
+
+/* ---- pi: the owner of a PI futex inherits its waiters' best RT priority ---- */
+void pol_pi_update(struct sim *s, int owner, int depth)
+{
+	struct sth *o;
+	int best = 0, old;
+
+	if (owner < 0 || depth > 16)
+		return;
+	o = &s->th[owner];
+	for (int i = 0; i < o->nheld; i++) {
+		struct slk *l = &s->lk[o->held[i].lock];
+
+		if (!l->pi)
+			continue;
+		for (int j = 0; j < l->nwq; j++) {
+			int e = s->th[l->wq[j]].eff; /* rt_mutex: DEFAULT_PRIO for fair waiters */
+
+			best = e > best ? e : best;
+		}
+	}
+	if (best == o->pi_prio)
+		return;
+	old = o->eff;
+	o->pi_prio = best;
+	sched_set_eff(s, o); /* walks on to what o waits for */
+	if (o->eff > old)
+		s->r->pi_boosts++;
+}
+
+/* ---- ux-writer: boost the owner or writer, transitively, depth 5 ---- */
+static void sp_ux_recompute(struct sim *s)
+{
+	for (uint32_t i = 0; i < s->nth; i++)
+		s->th[i].ux_new = false;
+	for (uint32_t i = 0; i < s->nth; i++) {
+		struct sth *c = &s->th[i];
+
+		if (!c->critical || c->wait_lock < 0)
+			continue;
+		for (int d = 0; d < SP_UX_DEPTH && c->wait_lock >= 0; d++) {
+			int o = s->lk[c->wait_lock].owner;
+
+			if (o < 0)
+				break;
+			c = &s->th[o];
+			c->ux_new = true;
+		}
+	}
+	for (uint32_t i = 0; i < s->nth; i++) {
+		struct sth *t = &s->th[i];
+
+		if (t->ux_new == t->ux_boost)
+			continue;
+		t->ux_boost = t->ux_new;
+		if (t->ux_boost) {
+			s->r->grants++;
+			s->r->fast_tracks++;
+			s->nux++;
+		} else {
+			s->r->restores++;
+			s->nux--;
+		}
+		sched_set_eff(s, t);
+	}
+}
+
+void pol_lock_changed(struct sim *s)
+{
+	if (s->pol == SP_SIM_POL_UX_WRITER && (s->ncrit_waiting || s->nux))
+		sp_ux_recompute(s);
+}
+
+/* ---- events ---- */
+void pol_acquired(struct sim *s, struct sth *t, int l, uint8_t hold, bool waited)
+{
+	if (s->lk[l].pi)
+		pol_pi_update(s, t->idx, 0);
+	if (!s->host)
+		return;
+	sp_host_sync(s);
+	if (waited)
+		sp_lock_unblocked(s->host->core, sp_tid(t), sp_key(l), true);
+	else
+		sp_lock_acquired(s->host->core, sp_tid(t), sp_key(l),
+				 hold == SP_SIM_SHARED ? SP_HOLD_SHARED : SP_HOLD_EXCL);
+	sp_host_after(s);
+}
+
+void pol_released(struct sim *s, struct sth *t, int l, uint8_t hold)
+{
+	if (!s->host)
+		return;
+	sp_host_sync(s);
+	sp_lock_released(s->host->core, sp_tid(t), sp_key(l),
+			 hold == SP_SIM_SHARED ? SP_HOLD_SHARED : SP_HOLD_EXCL);
+	sp_host_after(s);
+}
+
+void pol_blocked(struct sim *s, struct sth *t, int l, uint8_t hold)
+{
+	struct slk *k = &s->lk[l];
+
+	if (k->pi)
+		pol_pi_update(s, k->owner, 0);
+	pol_lock_changed(s);
+	if (!s->host)
+		return;
+	sp_host_sync(s);
+	sp_lock_blocked_owner(s->host->core, sp_tid(t), sp_key(l),
+			      hold == SP_SIM_SHARED ? SP_HOLD_SHARED : SP_HOLD_EXCL, true,
+			      k->owner >= 0 ? sp_tid(&s->th[k->owner]) : 0);
+	sp_host_after(s);
+}
+
+void pol_exit(struct sim *s, struct sth *t)
+{
+	if (!s->host || t->nheld)
+		return;
+	sp_host_sync(s);
+	sp_task_exit(s->host->core, sp_tid(t));
+	sp_host_after(s);
+}

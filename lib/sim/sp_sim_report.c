@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Reports in the shape of `superpass bench` (tools/bench/bench_report.c):
+ * the same columns, the same summary lines and the same JSON record keys,
+ * so one script reads both. Simulated figures: hog_lost compares the
+ * background CPU work with the `none` run of the same length; cpu_s is
+ * the simulated CPU time used; nothing here reads a real clock, so the
+ * output of a run is a function of its input and seed.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "sp_sim_internal.h"
+
+#define SP_UNBOUNDED_K 64u
+
+static double sp_ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static double sp_pct(double v, double base)
+{
+	return base > 0 ? 100.0 * (v - base) / base : 0.0;
+}
+
+static const char *sp_label(const struct sp_sim_result *r, char *buf, size_t cap)
+{
+	if (r->policy == SP_SIM_POL_SUPERPASS && r->k >= SP_UNBOUNDED_K)
+		snprintf(buf, cap, "superpass K=%u (all)", r->k);
+	else if (r->policy == SP_SIM_POL_SUPERPASS)
+		snprintf(buf, cap, "superpass K=%u", r->k);
+	else
+		snprintf(buf, cap, "%s", sp_sim_policy_name(r->policy));
+	return buf;
+}
+
+void sp_sim_print_header(FILE *f, const char *scenario, uint32_t cpus, uint64_t duration_ns)
+{
+	fprintf(f, "\n== %s: simulated, %u CPUs, %.1f s per policy\n", scenario, cpus,
+		(double)duration_ns / 1e9);
+	fprintf(f, "%-22s %9s %8s %8s %9s %8s %7s %6s %8s %6s %7s %7s %7s\n", "policy", "blockings",
+		"p50_ms", "p99_ms", "p99.9_ms", "max_ms", "frames", "janky", "hog_lost", "cpu_s",
+		"grants", "expired", "h_wait");
+}
+
+void sp_sim_print_row(FILE *f, const struct sp_sim_result *r, const struct sp_sim_result *none)
+{
+	char name[40];
+
+	fprintf(f, "%-22s %9llu %8.2f %8.2f %9.2f %8.2f %7llu %6llu", sp_label(r, name, sizeof(name)),
+		(unsigned long long)r->blockings, sp_ms(r->p50), sp_ms(r->p99), sp_ms(r->p999),
+		sp_ms(r->max), (unsigned long long)r->frames, (unsigned long long)r->janky);
+	if (r == none)
+		fprintf(f, " %8s", "base");
+	else if (none && none->bg_work_ns)
+		fprintf(f, " %7.1f%%", -sp_pct((double)r->bg_work_ns, (double)none->bg_work_ns));
+	else
+		fprintf(f, " %8s", "-");
+	fprintf(f, " %6.2f", (double)r->busy_ns / 1e9);
+	if (r->policy == SP_SIM_POL_SUPERPASS || r->policy == SP_SIM_POL_UX_WRITER)
+		fprintf(f, " %7llu %7llu", (unsigned long long)r->grants,
+			(unsigned long long)r->expiries);
+	else
+		fprintf(f, " %7s %7s", "-", "-");
+	fprintf(f, " %6.0f%%", r->blocked_ns ? 100.0 * (double)r->holder_wait_ns /
+						       (double)r->blocked_ns : 0.0);
+	if (r->stalled)
+		fprintf(f, "  (%llu threads stalled)", (unsigned long long)r->stalled);
+	if (r->blockings && r->blockings < 1000)
+		fprintf(f, "  (P99.9 of %llu: near the max)", (unsigned long long)r->blockings);
+	fprintf(f, "\n");
+}
+
+void sp_sim_print_summary(FILE *f, const struct sp_sim_result *rs, int n)
+{
+	const struct sp_sim_result *none = NULL;
+	char name[40];
+
+	for (int i = 0; i < n; i++)
+		if (rs[i].policy == SP_SIM_POL_NONE)
+			none = &rs[i];
+	if (!none)
+		return;
+	for (int i = 0; i < n; i++) {
+		const struct sp_sim_result *r = &rs[i];
+
+		if (r == none)
+			continue;
+		fprintf(f, "  %-20s vs none: P99.9 %+6.1f%%, blockings %+6.1f%%, janky %+6.1f%%, "
+			   "hog work %+5.1f%%\n",
+			sp_label(r, name, sizeof(name)), sp_pct((double)r->p999, (double)none->p999),
+			sp_pct((double)r->blockings, (double)none->blockings),
+			sp_pct((double)r->janky, (double)none->janky),
+			sp_pct((double)r->bg_work_ns, (double)none->bg_work_ns));
+	}
+}
+
+static void sp_add_u(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static void sp_add_d(struct json_object *o, const char *k, double v)
+{
+	char buf[32];
+
+	/* Fixed decimals, as the bench writes them (and the same bytes on
+	 * every run). */
+	snprintf(buf, sizeof(buf), "%.3f", v);
+	json_object_object_add(o, k, json_object_new_double_s(v, buf));
+}
+
+int sp_sim_write_json(FILE *f, const struct sp_sim_result *rs, int n, uint64_t seed)
+{
+	struct json_object *root = json_object_new_object(), *runs = json_object_new_array();
+	struct json_object *opts = json_object_new_object();
+	const char *s;
+	int rc;
+
+	if (!root || !runs || !opts)
+		return -ENOMEM;
+	json_object_object_add(opts, "simulated", json_object_new_boolean(1));
+	sp_add_u(opts, "seed", seed);
+	json_object_object_add(root, "options", opts);
+	for (int i = 0; i < n; i++) {
+		const struct sp_sim_result *r = &rs[i];
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "scenario", json_object_new_string(r->scenario));
+		json_object_object_add(o, "policy", json_object_new_string(sp_sim_policy_name(r->policy)));
+		sp_add_u(o, "k", r->k);
+		json_object_object_add(o, "skipped", json_object_new_boolean(0));
+		json_object_object_add(o, "note", json_object_new_string(""));
+		sp_add_u(o, "blockings", r->blockings);
+		sp_add_u(o, "p50_ns", r->p50);
+		sp_add_u(o, "p99_ns", r->p99);
+		sp_add_u(o, "p999_ns", r->p999);
+		sp_add_u(o, "max_ns", r->max);
+		sp_add_u(o, "frames", r->frames);
+		sp_add_u(o, "janky", r->janky);
+		/* the bench counts hog loop iterations; here one is 1 us of work */
+		sp_add_u(o, "hog_iters", r->bg_work_ns / 1000);
+		sp_add_d(o, "seconds", (double)r->sim_ns / 1e9);
+		sp_add_d(o, "cpu_s", (double)r->busy_ns / 1e9);
+		sp_add_u(o, "blocked_ns", r->blocked_ns);
+		sp_add_u(o, "holder_wait_ns", r->holder_wait_ns);
+		sp_add_u(o, "grants", r->grants);
+		sp_add_u(o, "expiries", r->expiries);
+		sp_add_u(o, "fast_tracks", r->fast_tracks);
+		/* the simulator's own */
+		sp_add_u(o, "cpus", r->cpus);
+		sp_add_u(o, "restores", r->restores);
+		sp_add_u(o, "boosted_at_end", r->boosted_at_end);
+		sp_add_u(o, "bg_work_ns", r->bg_work_ns);
+		sp_add_u(o, "proxy_runs", r->proxy_runs);
+		sp_add_u(o, "proxy_migrations", r->proxy_migrations);
+		sp_add_u(o, "pi_boosts", r->pi_boosts);
+		sp_add_u(o, "events", r->events);
+		sp_add_u(o, "ctx_switches", r->ctx_switches);
+		sp_add_u(o, "stalled", r->stalled);
+		json_object_array_add(runs, o);
+	}
+	json_object_object_add(root, "runs", runs);
+	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+	rc = s && fputs(s, f) >= 0 && fputc('\n', f) != EOF ? 0 : -EIO;
+	json_object_put(root);
+	return rc;
+}
+
+/* ---- SVG: the blocking CDF, log time axis ---- */
+static const char *const sp_colors[] = { "#444444", "#1f77b4", "#ff7f0e", "#2ca02c",
+					 "#9467bd", "#8c564b", "#d62728", "#e377c2",
+					 "#17becf", "#bcbd22" };
+
+int sp_sim_write_svg(FILE *f, const struct sp_sim_result *rs, int n, const char *title)
+{
+	const double W = 720, H = 420, L = 70, R = 200, T = 40, B = 50;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	double llo, lhi;
+	char name[40];
+
+	for (int i = 0; i < n; i++) {
+		if (!rs[i].hist.count)
+			continue;
+		lo = rs[i].hist.min < lo ? rs[i].hist.min : lo;
+		hi = rs[i].hist.max > hi ? rs[i].hist.max : hi;
+	}
+	if (hi == 0) {
+		lo = 1000;
+		hi = 1000000;
+	}
+	if (lo < 1000)
+		lo = 1000;
+	if (hi <= lo)
+		hi = lo * 10;
+	llo = floor(log10((double)lo));
+	lhi = ceil(log10((double)hi));
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		   "font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(f, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">%s: blocking CDF</text>\n", L,
+		title ? title : "");
+	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+		   "stroke=\"black\"/>\n", L, T, W - L - R, H - T - B);
+	for (double e = llo; e <= lhi; e++) {
+		double x = L + (e - llo) / (lhi - llo) * (W - L - R);
+		double ms = pow(10, e) / 1e6;
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#ddd\"/>\n",
+			x, T, x, H - B);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%g ms</text>\n", x,
+			H - B + 16, ms);
+	}
+	for (int q = 0; q <= 4; q++) {
+		double y = H - B - q / 4.0 * (H - T - B);
+
+		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>\n", L - 6,
+			y + 4, q / 4.0);
+	}
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">blocking duration (log)"
+		   "</text>\n", L + (W - L - R) / 2, H - 12);
+	for (int i = 0; i < n; i++) {
+		const struct sp_hist *h = &rs[i].hist;
+		const char *col = sp_colors[i % (int)(sizeof(sp_colors) / sizeof(sp_colors[0]))];
+		uint64_t cum = 0;
+
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s (%llu)</text>\n", W - R + 10,
+			T + 16 + 18 * i, col, sp_label(&rs[i], name, sizeof(name)),
+			(unsigned long long)h->count);
+		if (!h->count)
+			continue;
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", col);
+		for (uint32_t b = 0; b < SP_HIST_BUCKETS; b++) {
+			double v, x, y0, y1;
+
+			if (!h->buckets[b])
+				continue;
+			v = (double)sp_hist_bucket_value(b);
+			if (v < (double)lo)
+				v = (double)lo;
+			x = L + (log10(v) - llo) / (lhi - llo) * (W - L - R);
+			y0 = H - B - (double)cum / (double)h->count * (H - T - B);
+			cum += h->buckets[b];
+			y1 = H - B - (double)cum / (double)h->count * (H - T - B);
+			fprintf(f, "%.1f,%.1f %.1f,%.1f ", x, y0, x, y1);
+		}
+		fprintf(f, "\"/>\n");
+	}
+	fprintf(f, "</svg>\n");
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,718 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Simulated CPUs: per-CPU run queues, the RT class above a fair class
+ * after EEVDF, wakeup placement, balancing and proxy execution. What is
+ * approximated is listed in include/superpass/sim.h.
+ *
+ * Every run queue holds all of its tasks, the running one included (and,
+ * under proxy execution, blocked donors). Accounting is lazy: a CPU's
+ * running task is charged up to `last` whenever something looks at it.
+ */
+#include <string.h>
+
+#include "sp_sim_engine.h"
+
+/* kernel/sched/core.c sched_prio_to_weight[] */
+static const uint32_t sp_nice_weight[40] = {
+	88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+	9548,  7620,  6100,  4904,  3906,  3121,  2501,  1991,  1586,  1277,
+	1024,  820,   655,   526,   423,   335,   272,   215,   172,   137,
+	110,   87,    70,    56,    45,    36,    29,    23,    18,    15,
+};
+
+uint32_t sched_weight(int nice)
+{
+	if (nice < -20)
+		nice = -20;
+	if (nice > 19)
+		nice = 19;
+	return sp_nice_weight[nice + 20];
+}
+
+static bool sp_allowed(const struct sth *t, int cpu)
+{
+	return !t->affinity || (t->affinity >> cpu) & 1u;
+}
+
+static int64_t sp_vslice(const struct sim *s, const struct sth *t)
+{
+	return (int64_t)(s->slice * SP_NICE_0 / t->weight);
+}
+
+/* A fair entity counted in the run queue's average (donors too). */
+static bool sp_fair_on(const struct sth *t)
+{
+	return t->eff == 0;
+}
+
+struct scpu *sched_cpu_of_curr(struct sim *s, struct sth *t)
+{
+	if (t->cpu >= 0 && s->cpus[t->cpu].curr == t)
+		return &s->cpus[t->cpu];
+	return NULL;
+}
+
+void sched_sync_wait(struct sim *s, struct sth *t)
+{
+	bool want = t->state == TS_RUNNABLE && t->on_rq && s->cpus[t->cpu].curr != t;
+
+	if (want == t->waiting)
+		return;
+	if (want)
+		t->wait_since = s->now;
+	else
+		t->wait_ns += s->now - t->wait_since;
+	t->waiting = want;
+}
+
+/* The weighted average vruntime of @c's fair entities, except @skip.
+ * *W gets their total weight. */
+static int64_t sp_avg_v(struct scpu *c, struct sim *s, const struct sth *skip, int64_t *W)
+{
+	int64_t base = 0, w = 0;
+	__int128 num = 0;
+	bool any = false;
+
+	for (int i = 0; i < c->nrq; i++) {
+		struct sth *t = &s->th[c->rq[i]];
+
+		if (t == skip || !sp_fair_on(t))
+			continue;
+		if (!any || t->v < base)
+			base = t->v;
+		any = true;
+	}
+	for (int i = 0; i < c->nrq; i++) {
+		struct sth *t = &s->th[c->rq[i]];
+
+		if (t == skip || !sp_fair_on(t))
+			continue;
+		num += (__int128)(t->v - base) * t->weight;
+		w += t->weight;
+	}
+	*W = w;
+	if (!any)
+		return c->last_v;
+	c->last_v = base + (int64_t)(num / w);
+	return c->last_v;
+}
+
+/* entity_eligible(): v <= the weighted average, without the division. */
+static bool sp_eligible(struct scpu *c, struct sim *s, const struct sth *t)
+{
+	int64_t base = t->v, w = 0;
+	__int128 num = 0;
+
+	for (int i = 0; i < c->nrq; i++) {
+		struct sth *u = &s->th[c->rq[i]];
+
+		if (sp_fair_on(u) && u->v < base)
+			base = u->v;
+	}
+	for (int i = 0; i < c->nrq; i++) {
+		struct sth *u = &s->th[c->rq[i]];
+
+		if (!sp_fair_on(u))
+			continue;
+		num += (__int128)(u->v - base) * u->weight;
+		w += u->weight;
+	}
+	return (__int128)(t->v - base) * w <= num;
+}
+
+static int64_t sp_clamp_lag(const struct sim *s, const struct sth *t, int64_t lag)
+{
+	uint64_t span = 2 * s->slice > SP_TICK_NSEC ? 2 * s->slice : SP_TICK_NSEC;
+	int64_t limit = (int64_t)(span * SP_NICE_0 / t->weight);
+
+	return lag > limit ? limit : lag < -limit ? -limit : lag;
+}
+
+/* update_entity_lag(): what @t is owed when it leaves the fair queue. */
+static void sp_save_lag(struct sim *s, struct scpu *c, struct sth *t)
+{
+	int64_t W;
+	int64_t V = sp_avg_v(c, s, NULL, &W);
+
+	t->vlag = sp_clamp_lag(s, t, V - t->v);
+}
+
+/* place_entity(): vruntime from the queue's average and the kept lag. */
+static void sp_place(struct sim *s, struct scpu *c, struct sth *t)
+{
+	int64_t W, V = sp_avg_v(c, s, t, &W), lag = t->fresh ? 0 : t->vlag;
+
+	if (lag && W)
+		lag = (int64_t)((__int128)lag * (W + t->weight) / W);
+	t->v = V - lag;
+	t->vrem = 0;
+	t->deadline = t->v + (t->fresh ? sp_vslice(s, t) / 2 : sp_vslice(s, t));
+	t->fresh = false;
+}
+
+void sched_update_curr(struct sim *s, struct scpu *c)
+{
+	uint64_t delta = s->now - c->last;
+	struct sth *ex = c->curr, *d = c->donor;
+
+	c->last = s->now;
+	if (!delta || !ex || ex->state != TS_RUNNABLE)
+		return;
+	ex->cpu_ns += delta;
+	s->r->busy_ns += delta;
+	if (ex->sys_left)
+		ex->sys_left -= delta < ex->sys_left ? delta : ex->sys_left;
+	else if (ex->op_started && ex->op_left && ex->op < ex->task->phases[ex->phase].nops &&
+	    ex->task->phases[ex->phase].ops[ex->op].type == SP_OP_RUN)
+		ex->op_left -= delta < ex->op_left ? delta : ex->op_left;
+	if (!d)
+		return;
+	if (d->eff == 0) {
+		uint64_t x = d->vrem + delta * SP_NICE_0;
+
+		d->v += (int64_t)(x / d->weight);
+		d->vrem = x % d->weight;
+	} else if (d->rr) {
+		d->rr_left -= delta < d->rr_left ? delta : d->rr_left;
+	}
+}
+
+void sched_next_local(struct sim *s, struct scpu *c)
+{
+	struct sth *ex = c->curr, *d = c->donor;
+	uint64_t t = SP_INF;
+
+	c->next_local = SP_INF;
+	if (!ex || ex->state != TS_RUNNABLE || c->resched)
+		return;
+	if (ex->sys_left) {
+		t = c->last + ex->sys_left;
+	} else if (ex->op_started && ex->op < ex->task->phases[ex->phase].nops) {
+		const struct sp_sim_op *op = &ex->task->phases[ex->phase].ops[ex->op];
+
+		if (op->type == SP_OP_RUN)
+			t = c->last + ex->op_left;
+		else if (op->type == SP_OP_RUNTIME)
+			t = ex->op_left > c->last ? ex->op_left : c->last;
+	}
+	if (d && d->eff == 0) {
+		int64_t need = d->deadline - d->v;
+		uint64_t ns = 0;
+
+		if (need > 0) {
+			__int128 x = (__int128)need * d->weight - (__int128)d->vrem;
+
+			ns = x <= 0 ? 0 : (uint64_t)((x + SP_NICE_0 - 1) / SP_NICE_0);
+		}
+		if (c->last + ns < t)
+			t = c->last + ns;
+	} else if (d && d->rr) {
+		if (c->last + d->rr_left < t)
+			t = c->last + d->rr_left;
+	}
+	c->next_local = t;
+}
+
+static void sp_rq_add(struct scpu *c, struct sth *t)
+{
+	c->rq[c->nrq++] = t->idx;
+}
+
+static void sp_rq_del(struct scpu *c, struct sth *t)
+{
+	for (int i = 0; i < c->nrq; i++) {
+		if (c->rq[i] == t->idx) {
+			memmove(&c->rq[i], &c->rq[i + 1], sizeof(int) * (size_t)(c->nrq - i - 1));
+			c->nrq--;
+			return;
+		}
+	}
+}
+
+void sched_enqueue(struct sim *s, struct sth *t, struct scpu *c)
+{
+	t->cpu = c->id;
+	if (t->eff == 0)
+		sp_place(s, c, t);
+	sp_rq_add(c, t);
+	t->on_rq = true;
+	sched_sync_wait(s, t);
+}
+
+void sched_dequeue(struct sim *s, struct sth *t)
+{
+	struct scpu *c = &s->cpus[t->cpu];
+
+	if (!t->on_rq)
+		return;
+	sched_update_curr(s, c);
+	if (t->eff == 0) {
+		sp_save_lag(s, c, t);
+		/* DELAY_DEQUEUE (6.12): a sleeper stays queued until its negative
+		 * lag is spent, so it wakes with none (approximated: dropped). */
+		if (t->state != TS_RUNNABLE && t->vlag < 0)
+			t->vlag = 0;
+	}
+	sp_rq_del(c, t);
+	t->on_rq = false;
+	t->donor = false;
+	if (c->curr == t || c->donor == t)
+		c->resched = true;
+	sched_sync_wait(s, t);
+}
+
+/* The priority a CPU's work has now: -1 idle, 0 fair, else RT. */
+static int sp_cpu_prio(struct sim *s, struct scpu *c)
+{
+	int p = -1;
+
+	for (int i = 0; i < c->nrq; i++) {
+		struct sth *t = &s->th[c->rq[i]];
+
+		if (t->state == TS_RUNNABLE || t->donor)
+			p = t->eff > p ? t->eff : p;
+	}
+	return p;
+}
+
+static struct scpu *sp_select_cpu(struct sim *s, struct sth *t)
+{
+	int prev = t->cpu >= 0 && sp_allowed(t, t->cpu) ? t->cpu : -1;
+
+	if (t->eff > 0) {
+		int best = -1, bp = 1000;
+
+		if (prev >= 0 && sp_cpu_prio(s, &s->cpus[prev]) < t->eff)
+			return &s->cpus[prev];
+		for (uint32_t i = 0; i < s->ncpus; i++) {
+			int p;
+
+			if (!sp_allowed(t, (int)i))
+				continue;
+			p = sp_cpu_prio(s, &s->cpus[i]);
+			if (p < bp) {
+				bp = p;
+				best = (int)i;
+			}
+		}
+		if (best >= 0 && bp < t->eff)
+			return &s->cpus[best];
+		return &s->cpus[prev >= 0 ? prev : best >= 0 ? best : 0];
+	}
+	if (prev >= 0 && s->cpus[prev].nrq == 0)
+		return &s->cpus[prev];
+	for (uint32_t i = 0; i < s->ncpus; i++)
+		if (sp_allowed(t, (int)i) && s->cpus[i].nrq == 0)
+			return &s->cpus[i];
+	if (prev >= 0)
+		return &s->cpus[prev];
+	{
+		int best = -1;
+
+		for (uint32_t i = 0; i < s->ncpus; i++)
+			if (sp_allowed(t, (int)i) && (best < 0 || s->cpus[i].nrq < s->cpus[best].nrq))
+				best = (int)i;
+		return &s->cpus[best >= 0 ? best : 0];
+	}
+}
+
+/* pick_next_task(): RT first (FIFO order within a priority), then the
+ * eligible fair entity with the earliest virtual deadline. */
+static struct sth *sp_pick(struct sim *s, struct scpu *c)
+{
+	struct sth *best = NULL, *any = NULL;
+
+	for (int i = 0; i < c->nrq; i++) {
+		struct sth *t = &s->th[c->rq[i]];
+
+		if (t->state != TS_RUNNABLE && !t->donor)
+			continue;
+		if (t->eff > 0 && (!best || t->eff > best->eff ||
+				   (t->eff == best->eff && t->seq < best->seq)))
+			best = t;
+	}
+	if (best)
+		return best;
+	for (int i = 0; i < c->nrq; i++) {
+		struct sth *t = &s->th[c->rq[i]];
+
+		if (t->state != TS_RUNNABLE && !t->donor)
+			continue;
+		if (!any || t->deadline < any->deadline ||
+		    (t->deadline == any->deadline && t->idx < any->idx))
+			any = t;
+		if (!sp_eligible(c, s, t))
+			continue;
+		if (!best || t->deadline < best->deadline ||
+		    (t->deadline == best->deadline && t->idx < best->idx))
+			best = t;
+	}
+	return best ? best : any;
+}
+
+static void sp_migrate(struct sim *s, struct sth *t, struct scpu *to)
+{
+	bool donor = t->donor;
+
+	sched_dequeue(s, t);
+	sched_enqueue(s, t, to);
+	t->donor = donor;
+	if (!to->curr || to->curr->state != TS_RUNNABLE)
+		to->resched = true;
+	else
+		to->resched = to->resched || sp_pick(s, to) != to->donor;
+}
+
+/* A queued (not running, not blocked) task of another CPU that @c should
+ * take: the best RT task above what @c would run, else, if @c would idle,
+ * one from the CPU with most queued tasks. */
+static bool sp_pull(struct sim *s, struct scpu *c)
+{
+	struct sth *pick = sp_pick(s, c), *best = NULL;
+	int mine = pick ? pick->eff : -1;
+	int most = 0;
+	struct scpu *from = NULL;
+
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		struct scpu *o = &s->cpus[i];
+
+		if (o == c)
+			continue;
+		for (int j = 0; j < o->nrq; j++) {
+			struct sth *t = &s->th[o->rq[j]];
+
+			if (t->state != TS_RUNNABLE || o->curr == t || !sp_allowed(t, c->id) ||
+			    t->eff <= mine || t->eff == 0)
+				continue;
+			if (!best || t->eff > best->eff || (t->eff == best->eff && t->seq < best->seq))
+				best = t;
+		}
+	}
+	if (best) {
+		sp_migrate(s, best, c);
+		return true;
+	}
+	if (pick)
+		return false;
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		struct scpu *o = &s->cpus[i];
+		int n = 0;
+
+		if (o == c)
+			continue;
+		for (int j = 0; j < o->nrq; j++) {
+			struct sth *t = &s->th[o->rq[j]];
+
+			if (t->state == TS_RUNNABLE && o->curr != t && sp_allowed(t, c->id))
+				n++;
+		}
+		if (n > most) {
+			most = n;
+			from = o;
+		}
+	}
+	if (!from)
+		return false;
+	for (int j = from->nrq - 1; j >= 0; j--) {
+		struct sth *t = &s->th[from->rq[j]];
+
+		if (t->state == TS_RUNNABLE && from->curr != t && sp_allowed(t, c->id)) {
+			sp_migrate(s, t, c);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Proxy execution: @d (blocked on a kernel mutex, still queued on @c) was
+ * picked. Returns the owner to run in its place, or NULL after taking @d
+ * off @c (deactivated, or migrated to its owner's CPU). */
+static struct sth *sp_proxy(struct sim *s, struct scpu *c, struct sth *d)
+{
+	struct sth *cur = d, *o = NULL;
+
+	for (int depth = 0; depth < 16; depth++) {
+		struct slk *l;
+
+		if (cur->wait_lock < 0)
+			break;
+		l = &s->lk[cur->wait_lock];
+		if (l->kind != SP_SIM_KMUTEX || l->owner < 0) {
+			o = NULL;
+			break;
+		}
+		o = &s->th[l->owner];
+		if (o->state == TS_BLOCKED && o->wait_lock >= 0 &&
+		    s->lk[o->wait_lock].kind == SP_SIM_KMUTEX) {
+			cur = o;
+			continue;
+		}
+		break;
+	}
+	if (o && o->state == TS_RUNNABLE && o->on_rq && o->cpu == c->id)
+		return o;
+	if (o && s->migrate && o->state == TS_RUNNABLE && o->on_rq && sp_allowed(d, o->cpu)) {
+		s->r->proxy_migrations++;
+		sp_migrate(s, d, &s->cpus[o->cpu]);
+		return NULL;
+	}
+	sched_dequeue(s, d);
+	return NULL;
+}
+
+void sched_schedule(struct sim *s, struct scpu *c)
+{
+	struct sth *prev = c->curr, *pick = NULL, *ex = NULL;
+	int guard = 4 * c->nrq + 16;
+
+	sched_update_curr(s, c);
+	c->resched = false;
+	while (guard-- > 0) {
+		sp_pull(s, c);
+		pick = sp_pick(s, c);
+		if (!pick || !pick->donor) {
+			ex = pick;
+			break;
+		}
+		ex = sp_proxy(s, c, pick);
+		if (ex)
+			break;
+	}
+	if (pick && ex && ex != pick && (c->curr != ex || c->donor != pick)) {
+		s->r->proxy_runs++;
+		sim_trace(s, SP_SIM_TR_PROXY, c->id, ex->idx, -1, pick->idx);
+	}
+	c->resched = false;
+	c->curr = ex;
+	c->donor = pick;
+	c->last = s->now;
+	if (prev != ex) {
+		s->r->ctx_switches++;
+		sim_trace(s, SP_SIM_TR_SWITCH, c->id, ex ? ex->idx : -1, -1,
+			  pick && pick != ex ? pick->idx : -1);
+		if (prev)
+			sched_sync_wait(s, prev);
+	}
+	if (ex) {
+		sched_sync_wait(s, ex);
+		if (pick->rr && !pick->rr_left)
+			pick->rr_left = SP_RR_SLICE_NS;
+		if (ex->needs_step) {
+			ex->needs_step = false;
+			sim_run_program(s, ex);
+		}
+	}
+	sched_next_local(s, c);
+}
+
+/* The running task reached its next local event: its work is done or its
+ * slice is used. */
+void sched_cpu_event(struct sim *s, struct scpu *c)
+{
+	struct sth *ex = c->curr, *d = c->donor;
+
+	sched_update_curr(s, c);
+	if (ex && ex->state == TS_RUNNABLE && ex->needs_sys_done) {
+		if (!ex->sys_left) {
+			ex->needs_sys_done = false;
+			sim_run_program(s, ex);
+		}
+	} else if (ex && ex->state == TS_RUNNABLE && ex->op_started) {
+		const struct sp_sim_op *op = &ex->task->phases[ex->phase].ops[ex->op];
+
+		if ((op->type == SP_OP_RUN && !ex->op_left) ||
+		    (op->type == SP_OP_RUNTIME && s->now >= ex->op_left)) {
+			ex->op_started = false;
+			ex->op++;
+			sim_run_program(s, ex);
+		}
+	}
+	if (d && c->donor == d && (d->state == TS_RUNNABLE || d->donor)) {
+		if (d->eff == 0 && d->v >= d->deadline) {
+			d->deadline = d->v + sp_vslice(s, d);
+			c->resched = true;
+		} else if (d->eff > 0 && d->rr && !d->rr_left) {
+			d->rr_left = SP_RR_SLICE_NS;
+			d->seq = ++s->seq;
+			c->resched = true;
+		}
+	}
+	sched_next_local(s, c);
+}
+
+/* check_preempt_wakeup(): would @c now run something else? */
+static void sp_check_preempt(struct sim *s, struct scpu *c, struct sth *t)
+{
+	if (c->resched)
+		return;
+	if (!c->curr || c->curr->state != TS_RUNNABLE || !c->donor) {
+		c->resched = true;
+		return;
+	}
+	if (t->eff > c->donor->eff) {
+		c->resched = true;
+		return;
+	}
+	if (t->eff == 0 && c->donor->eff == 0) {
+		sched_update_curr(s, c);
+		if (sp_pick(s, c) == t)
+			c->resched = true;
+		sched_next_local(s, c);
+	}
+}
+
+void sched_wake(struct sim *s, struct sth *t)
+{
+	struct scpu *c;
+
+	t->state = TS_RUNNABLE;
+	t->needs_step = true;
+	t->seq = ++s->seq;
+	sim_trace(s, SP_SIM_TR_WAKE, -1, t->idx, -1, 0);
+	if (t->on_rq) { /* a donor, still queued */
+		t->donor = false;
+		c = &s->cpus[t->cpu];
+		sched_sync_wait(s, t);
+		if (c->donor == t || c->curr == t)
+			c->resched = true;
+		else
+			sp_check_preempt(s, c, t);
+		return;
+	}
+	c = sp_select_cpu(s, t);
+	sched_update_curr(s, c);
+	sched_enqueue(s, t, c);
+	sp_check_preempt(s, c, t);
+}
+
+/* A queued RT task that cannot run where it is goes where it can. */
+static void sp_push(struct sim *s, struct sth *t)
+{
+	struct scpu *c = &s->cpus[t->cpu], *to;
+
+	if (c->resched || c->curr == t || t->state != TS_RUNNABLE)
+		return;
+	to = sp_select_cpu(s, t);
+	if (to != c && sp_cpu_prio(s, to) < t->eff) {
+		sp_migrate(s, t, to);
+		to->resched = true;
+	}
+}
+
+void sched_set_eff(struct sim *s, struct sth *t)
+{
+	int base = t->policy != SP_SIM_OTHER ? t->rtprio : 0, eff = base;
+	bool rr;
+	struct scpu *c;
+
+	if ((t->sp_boost || t->ux_boost) && s->fifo_prio > eff)
+		eff = s->fifo_prio;
+	if (t->pi_prio > eff)
+		eff = t->pi_prio;
+	rr = t->policy == SP_SIM_RR && eff == base;
+	t->rr = rr;
+	if (eff == t->eff)
+		return;
+	if (!t->on_rq) {
+		if (t->eff == 0 && eff > 0)
+			t->vlag = 0;
+		t->eff = eff;
+		sim_trace(s, SP_SIM_TR_PRIO, -1, t->idx, -1, eff);
+		if (t->wait_lock >= 0 && s->lk[t->wait_lock].pi)
+			pol_pi_update(s, s->lk[t->wait_lock].owner, 1);
+		return;
+	}
+	c = &s->cpus[t->cpu];
+	sched_update_curr(s, c);
+	if (t->eff == 0 && eff > 0) {
+		sp_save_lag(s, c, t);
+		t->eff = eff;
+	} else if (t->eff > 0 && eff == 0) {
+		t->eff = eff;
+		sp_place(s, c, t);
+	} else {
+		t->eff = eff;
+	}
+	sim_trace(s, SP_SIM_TR_PRIO, -1, t->idx, -1, eff);
+	if (c->curr == t || c->donor == t) {
+		c->resched = true;
+	} else if (t->state == TS_RUNNABLE) {
+		sp_check_preempt(s, c, t);
+		if (t->eff > 0)
+			sp_push(s, t);
+	}
+	sched_next_local(s, c);
+	if (t->wait_lock >= 0 && s->lk[t->wait_lock].pi)
+		pol_pi_update(s, s->lk[t->wait_lock].owner, 1);
+}
+
+void sched_set_weight(struct sim *s, struct sth *t)
+{
+	uint32_t w = sched_weight(t->nice);
+	struct scpu *c;
+
+	if (w == t->weight)
+		return;
+	if (t->on_rq && t->eff == 0) {
+		c = &s->cpus[t->cpu];
+		sched_update_curr(s, c);
+		sp_save_lag(s, c, t);
+		t->weight = w;
+		sp_place(s, c, t);
+		c->resched = true;
+	} else {
+		t->weight = w;
+	}
+}
+
+/* yield_task_fair(): the deadline moves a slice on; RT: to the tail. */
+void sched_yield(struct sim *s, struct sth *t)
+{
+	struct scpu *c = &s->cpus[t->cpu];
+
+	sched_update_curr(s, c);
+	if (t->eff == 0)
+		t->deadline += sp_vslice(s, t);
+	else
+		t->seq = ++s->seq;
+	c->resched = true;
+}
+
+/* Every SP_BALANCE_NS: the CPU with most runnable fair tasks gives one
+ * queued task to the CPU with fewest, when they differ by two or more. */
+void sched_balance(struct sim *s)
+{
+	int most = -1, least = -1, nmost = 0, nleast = 0;
+	int n[64];
+
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		struct scpu *c = &s->cpus[i];
+
+		n[i] = 0;
+		for (int j = 0; j < c->nrq; j++) {
+			struct sth *t = &s->th[c->rq[j]];
+
+			if (t->state == TS_RUNNABLE)
+				n[i]++;
+		}
+		if (most < 0 || n[i] > nmost) {
+			most = (int)i;
+			nmost = n[i];
+		}
+		if (least < 0 || n[i] < nleast) {
+			least = (int)i;
+			nleast = n[i];
+		}
+	}
+	if (most < 0 || nmost - nleast < 2)
+		return;
+	for (int j = s->cpus[most].nrq - 1; j >= 0; j--) {
+		struct scpu *c = &s->cpus[most];
+		struct sth *t = &s->th[c->rq[j]];
+
+		if (t->state == TS_RUNNABLE && t->eff == 0 && c->curr != t && sp_allowed(t, least)) {
+			sp_migrate(s, t, &s->cpus[least]);
+			return;
+		}
+	}
+}
