@@ -5,6 +5,7 @@
 
 #include "bench/bench.h"
 #include "trace/trace_cli.h"
+#include "sim/sim.h"
 
 int bench_main(int argc, char **argv, int full_argc, char **full_argv);
 
@@ -12,7 +13,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: superpass bench [options]   compare scheduling policies on this machine\n"
 		   "       superpass bench micro         lock/unlock overhead vs glibc\n"
-		   "       superpass bench --help\n");
+		   "       superpass bench --help\n"
+		   "       superpass sim FILE [options]  run an rt-app workload in the simulator\n");
 	fprintf(f, "       superpass record [-o FILE] [--duration S] -- CMD [ARGS]  trace CMD for analyze\n"
 		   "       superpass analyze TRACE [--critical COMMS] [--tid TIDS] [--json F]\n"
 		   "                                 who blocked the critical threads, and why\n");
@@ -33,6 +35,8 @@ int main(int argc, char **argv)
 			return bench_micro_main(argc, argv);
 		return bench_main(argc - 1, argv + 1, argc, argv);
 	}
+	if (!strcmp(argv[1], "sim"))
+		return sim_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "record"))
 		return trace_record_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "analyze"))
