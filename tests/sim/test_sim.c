@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The simulator's behaviour (cmocka): the classes, the locks, the policies
+ * and determinism. Every check is on simulated time or on the trace; no
+ * test reads a real clock.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <superpass/sim.h>
+
+#define MS 1000000ull
+#define US 1000ull
+
+/* ---- a trace checker: who holds what, at every event ---- */
+#define MAXT 64
+#define MAXL 8
+
+struct checker {
+	int excl[MAXL];              /* exclusive holder, -1 */
+	int readers[MAXL];
+	bool writer_waiting[MAXL];   /* some writer is blocked on it */
+	int waiting[MAXT];           /* lock a thread waits for, -1 */
+	uint8_t wait_hold[MAXT];
+	int violations;
+	int reader_while_writer_waits;
+	int proxy_runs, proxy_cross_cpu;
+	int cpu_of[MAXT];            /* CPU a thread last ran on */
+	int on_cpu[64];              /* thread a CPU runs, -1 */
+	int max_prio[MAXT];
+	int prio[MAXT];
+	uint64_t frames;
+};
+
+static void chk_init(struct checker *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < MAXL; i++)
+		c->excl[i] = -1;
+	for (int i = 0; i < MAXT; i++) {
+		c->waiting[i] = -1;
+		c->cpu_of[i] = -1;
+	}
+	for (int i = 0; i < 64; i++)
+		c->on_cpu[i] = -1;
+}
+
+static void chk_writer_waiting(struct checker *c, int l)
+{
+	c->writer_waiting[l] = false;
+	for (int t = 0; t < MAXT; t++)
+		if (c->waiting[t] == l && c->wait_hold[t] == SP_SIM_EXCL)
+			c->writer_waiting[l] = true;
+}
+
+static void chk_trace(void *ctx, const struct sp_sim_trace *e)
+{
+	struct checker *c = ctx;
+	int t = e->thread, l = e->lock;
+
+	switch (e->type) {
+	case SP_SIM_TR_SWITCH:
+		if (e->cpu >= 0 && e->cpu < 64)
+			c->on_cpu[e->cpu] = t;
+		if (t >= 0 && t < MAXT)
+			c->cpu_of[t] = e->cpu;
+		break;
+	case SP_SIM_TR_BLOCK:
+		c->waiting[t] = l;
+		c->wait_hold[t] = (uint8_t)e->arg;
+		chk_writer_waiting(c, l);
+		break;
+	case SP_SIM_TR_ACQUIRE:
+		if (e->arg == SP_SIM_EXCL) {
+			if (c->excl[l] >= 0 || c->readers[l])
+				c->violations++;
+			c->excl[l] = t;
+		} else {
+			if (c->excl[l] >= 0)
+				c->violations++;
+			/* A new reader (not one handed the lock) while a writer waits. */
+			if (c->writer_waiting[l] && c->waiting[t] != l)
+				c->reader_while_writer_waits++;
+			c->readers[l]++;
+		}
+		if (c->waiting[t] == l) {
+			c->waiting[t] = -1;
+			chk_writer_waiting(c, l);
+		}
+		break;
+	case SP_SIM_TR_RELEASE:
+		if (e->arg == SP_SIM_EXCL) {
+			if (c->excl[l] != t)
+				c->violations++;
+			c->excl[l] = -1;
+		} else {
+			if (c->readers[l] <= 0)
+				c->violations++;
+			c->readers[l]--;
+		}
+		break;
+	case SP_SIM_TR_PRIO:
+		c->prio[t] = e->arg;
+		if (e->arg > c->max_prio[t])
+			c->max_prio[t] = e->arg;
+		break;
+	case SP_SIM_TR_PROXY:
+		c->proxy_runs++;
+		/* the owner runs from the run queue of the CPU that picked the
+		 * donor: never from another CPU's */
+		if (e->cpu < 0 || e->rq != e->cpu)
+			c->proxy_cross_cpu++;
+		break;
+	case SP_SIM_TR_FRAME:
+		c->frames++;
+		break;
+	}
+}
+
+static struct sp_sim_result *run(const struct sp_sim_workload *w, enum sp_sim_policy pol,
+				 uint32_t cpus, uint64_t dur, struct checker *c)
+{
+	struct sp_sim_result *r = calloc(1, sizeof(*r));
+	struct sp_sim_opts o;
+
+	assert_non_null(r);
+	sp_sim_opts_default(&o);
+	o.policy = pol;
+	o.cpus = cpus;
+	o.duration_ns = dur;
+	if (c) {
+		chk_init(c);
+		o.trace = chk_trace;
+		o.trace_ctx = c;
+	}
+	assert_int_equal(sp_sim_run(w, &o, r), 0);
+	return r;
+}
+
+static void done(struct sp_sim_result *r)
+{
+	sp_sim_result_free(r);
+	free(r);
+}
+
+static struct sp_sim_workload *wl(const char *name)
+{
+	struct sp_sim_workload *w;
+
+	assert_int_equal(sp_sim_workload_create(name, &w), 0);
+	return w;
+}
+
+/* ---- the fair class follows the weight table ---- */
+static void test_fair_shares(void **state)
+{
+	static const int nices[] = { -10, -5, 0, 0, 5, 10, 19 };
+	static const uint32_t weight[] = { 9548, 3121, 1024, 1024, 335, 110, 15 };
+	struct sp_sim_workload *w = wl("shares");
+	struct sp_sim_result *r;
+	uint64_t total = 0, wsum = 0;
+
+	(void)state;
+	for (int i = 0; i < 7; i++) {
+		char name[16];
+		int t;
+
+		snprintf(name, sizeof(name), "hog%d", i);
+		t = sp_sim_task_add(w, name, SP_SIM_OTHER, nices[i], 1);
+		assert_true(t >= 0);
+		sp_sim_task_run(w, t, 100 * MS);
+		wsum += weight[i];
+	}
+	r = run(w, SP_SIM_POL_NONE, 1, 300000 * MS, NULL);
+	for (int i = 0; i < 7; i++)
+		total += r->threads[i].cpu_ns;
+	assert_int_equal(total, 300000 * MS);
+	for (int i = 0; i < 7; i++) {
+		double want = (double)weight[i] / (double)wsum;
+		double got = (double)r->threads[i].cpu_ns / (double)total;
+
+		if (got < want * 0.99 || got > want * 1.01)
+			fail_msg("nice %d: share %.5f, the weight table says %.5f", nices[i], got, want);
+	}
+	done(r);
+	sp_sim_workload_free(w);
+}
+
+/* Two CPUs, four equal hogs: the balancer spreads them, each gets half. */
+static void test_fair_two_cpus(void **state)
+{
+	struct sp_sim_workload *w = wl("spread");
+	struct sp_sim_result *r;
+	int t = sp_sim_task_add(w, "hog", SP_SIM_OTHER, 0, 4);
+
+	(void)state;
+	sp_sim_task_run(w, t, 10 * MS);
+	r = run(w, SP_SIM_POL_NONE, 2, 4000 * MS, NULL);
+	for (int i = 0; i < 4; i++) {
+		double got = (double)r->threads[i].cpu_ns / (4000.0 * MS);
+
+		if (got < 0.49 || got > 0.51)
+			fail_msg("hog %d got %.4f of a CPU, not a half", i, got);
+	}
+	done(r);
+	sp_sim_workload_free(w);
+}
+
+/* ---- FIFO always beats fair, and preempts it at once ---- */
+static void test_fifo_preempts_fair(void **state)
+{
+	struct sp_sim_workload *w = wl("fifo");
+	struct sp_sim_result *r;
+	int hog = sp_sim_task_add(w, "hog", SP_SIM_OTHER, -20, 1);
+	int rt = sp_sim_task_add(w, "rt", SP_SIM_FIFO, 1, 1);
+
+	(void)state;
+	sp_sim_task_run(w, hog, 100 * MS);
+	/* 1 ms of work every 10 ms, on a timer: a frame, late if not served */
+	sp_sim_task_set_critical(w, rt, true);
+	sp_sim_task_run(w, rt, 1 * MS);
+	sp_sim_task_timer(w, rt, "unique", 10 * MS, 0, true, 0, true);
+	r = run(w, SP_SIM_POL_NONE, 1, 1000 * MS, NULL);
+	assert_int_equal(r->threads[1].cpu_ns, 100 * MS);   /* every frame's work done */
+	assert_int_equal(r->threads[1].wait_ns, 0);         /* never waited for the CPU */
+	assert_int_equal(r->janky, 0);
+	assert_int_equal(r->frames, 100);
+	assert_int_equal(r->threads[0].cpu_ns, 900 * MS);
+	done(r);
+	sp_sim_workload_free(w);
+}
+
+/* ---- locks ---- */
+
+/* Many threads on one mutex and one writer-preferring rwlock, two CPUs:
+ * never two owners, never a reader with a writer, never a new reader
+ * while a writer waits, and nobody left waiting on a free lock. */
+static void test_mutual_exclusion_and_writer_preference(void **state)
+{
+	static const int kinds[] = { SP_SIM_UMUTEX, SP_SIM_KMUTEX, SP_SIM_URWLOCK_W, SP_SIM_RWSEM };
+	(void)state;
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct sp_sim_workload *w = wl("excl");
+		struct checker *c = calloc(1, sizeof(*c));
+		struct sp_sim_result *r;
+		bool rw = kinds[k] == SP_SIM_URWLOCK_W || kinds[k] == SP_SIM_RWSEM;
+		int l = sp_sim_lock_add(w, "l", (enum sp_sim_lock_kind)kinds[k]);
+		int rd = sp_sim_task_add(w, "reader", SP_SIM_OTHER, 5, 6);
+		int wr = sp_sim_task_add(w, "writer", SP_SIM_OTHER, 0, 2);
+		int hog = sp_sim_task_add(w, "hog", SP_SIM_OTHER, 0, 2);
+
+		assert_non_null(c);
+		sp_sim_task_lock(w, rd, l, rw ? SP_SIM_SHARED : SP_SIM_EXCL);
+		sp_sim_task_run(w, rd, 300 * US);
+		sp_sim_task_unlock(w, rd, l);
+		sp_sim_task_sleep(w, rd, 200 * US);
+		sp_sim_task_lock(w, wr, l, SP_SIM_EXCL);
+		sp_sim_task_run(w, wr, 100 * US);
+		sp_sim_task_unlock(w, wr, l);
+		sp_sim_task_sleep(w, wr, 1 * MS);
+		sp_sim_task_run(w, hog, 5 * MS);
+		r = run(w, SP_SIM_POL_NONE, 2, 2000 * MS, c);
+		assert_int_equal(c->violations, 0);
+		if (rw)
+			assert_int_equal(c->reader_while_writer_waits, 0);
+		/* progress: writers got the lock many times */
+		assert_true(r->threads[6].cpu_ns > 20 * MS);
+		assert_true(r->threads[7].cpu_ns > 20 * MS);
+		/* no lost wakeup: a thread still waiting at the end waits for a
+		 * lock that is held, or behind someone who was just handed it */
+		for (int t = 0; t < 10; t++)
+			if (c->waiting[t] >= 0)
+				assert_true(c->excl[l] >= 0 || c->readers[l] > 0);
+		done(r);
+		free(c);
+		sp_sim_workload_free(w);
+	}
+}
+
+/* A reader-preferring rwlock lets new readers in while a writer waits. */
+static void test_reader_preference(void **state)
+{
+	struct sp_sim_workload *w = wl("rdpref");
+	struct checker *c = calloc(1, sizeof(*c));
+	struct sp_sim_result *r;
+	int l = sp_sim_lock_add(w, "l", SP_SIM_URWLOCK);
+	int rd = sp_sim_task_add(w, "reader", SP_SIM_OTHER, 0, 2);
+	int rd2 = sp_sim_task_add(w, "reader2", SP_SIM_OTHER, 0, 2);
+	int wr = sp_sim_task_add(w, "writer", SP_SIM_OTHER, 0, 1);
+
+	(void)state;
+	sp_sim_task_lock(w, rd, l, SP_SIM_SHARED);
+	sp_sim_task_run(w, rd, 300 * US);
+	sp_sim_task_unlock(w, rd, l);
+	sp_sim_task_sleep(w, rd, 50 * US);
+	sp_sim_task_lock(w, rd2, l, SP_SIM_SHARED);
+	sp_sim_task_run(w, rd2, 170 * US);
+	sp_sim_task_unlock(w, rd2, l);
+	sp_sim_task_sleep(w, rd2, 30 * US);
+	sp_sim_task_lock(w, wr, l, SP_SIM_EXCL);
+	sp_sim_task_run(w, wr, 100 * US);
+	sp_sim_task_unlock(w, wr, l);
+	r = run(w, SP_SIM_POL_NONE, 4, 200 * MS, c);
+	assert_int_equal(c->violations, 0);
+	assert_true(c->reader_while_writer_waits > 0);
+	done(r);
+	free(c);
+	sp_sim_workload_free(w);
+}
+
+/* A mutex released with a waiter always wakes it: with every thread
+ * sleeping between sections, each gets the lock over and over. */
+static void test_no_lost_wakeup(void **state)
+{
+	static const int kinds[] = { SP_SIM_UMUTEX, SP_SIM_KMUTEX, SP_SIM_URWLOCK, SP_SIM_RWSEM };
+	(void)state;
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct sp_sim_workload *w = wl("wake");
+		struct checker *c = calloc(1, sizeof(*c));
+		struct sp_sim_result *r;
+		int l = sp_sim_lock_add(w, "l", (enum sp_sim_lock_kind)kinds[k]);
+		int t = sp_sim_task_add(w, "t", SP_SIM_OTHER, 0, 8);
+
+		sp_sim_task_lock(w, t, l, SP_SIM_EXCL);
+		sp_sim_task_run(w, t, 100 * US);
+		sp_sim_task_unlock(w, t, l);
+		sp_sim_task_sleep(w, t, 10 * US);
+		r = run(w, SP_SIM_POL_NONE, 2, 500 * MS, c);
+		assert_int_equal(c->violations, 0);
+		/* the lock is busy all the time (8 threads, 100 us each, 10 us
+		 * pauses): 500 ms of sections minus a wake cost per handover */
+		uint64_t busy = 0;
+
+		for (int i = 0; i < 8; i++) {
+			busy += r->threads[i].cpu_ns;
+			assert_true(r->threads[i].cpu_ns > 20 * MS);
+		}
+		assert_true(busy > 450 * MS);
+		done(r);
+		free(c);
+		sp_sim_workload_free(w);
+	}
+}
+
+/* ---- policies ---- */
+
+/* A holder at nice 19 behind nice-0 hogs; the critical thread waits. */
+static struct sp_sim_workload *inversion(const char *name, enum sp_sim_lock_kind kind,
+					 enum sp_sim_sched crit_sched, int crit_prio, int holders)
+{
+	struct sp_sim_workload *w = wl(name);
+	int l = sp_sim_lock_add(w, "a", kind);
+	int ui = sp_sim_task_add(w, "ui", crit_sched, crit_prio, 1);
+	int bg = sp_sim_task_add(w, "bg", SP_SIM_OTHER, 19, (uint32_t)holders);
+	int hog = sp_sim_task_add(w, "hog", SP_SIM_OTHER, 0, 4);
+	enum sp_sim_hold h = kind == SP_SIM_UMUTEX || kind == SP_SIM_KMUTEX ? SP_SIM_EXCL
+									    : SP_SIM_SHARED;
+
+	sp_sim_task_set_critical(w, ui, true);
+	for (int i = 0; i < 4; i++) {
+		sp_sim_task_run(w, ui, 250 * US);
+		sp_sim_task_lock(w, ui, l, SP_SIM_EXCL);
+		sp_sim_task_run(w, ui, 50 * US);
+		sp_sim_task_unlock(w, ui, l);
+	}
+	sp_sim_task_timer(w, ui, "unique", 8333 * US, 0, false, 0, true);
+	sp_sim_task_lock(w, bg, l, h);
+	sp_sim_task_run(w, bg, 500 * US);
+	sp_sim_task_unlock(w, bg, l);
+	sp_sim_task_timer(w, bg, "unique", 4 * MS, 2 * MS, true, 20, true);
+	sp_sim_task_run(w, hog, 10 * MS);
+	sp_sim_workload_set_cpus(w, 2);
+	return w;
+}
+
+static void test_pi_fair_waiter_gives_nothing(void **state)
+{
+	struct sp_sim_workload *w = inversion("pi-fair", SP_SIM_UMUTEX, SP_SIM_OTHER, -10, 2);
+	struct checker *c = calloc(1, sizeof(*c));
+	struct sp_sim_result *r;
+
+	(void)state;
+	r = run(w, SP_SIM_POL_PI, 0, 1000 * MS, c);
+	assert_true(r->blockings > 10);
+	assert_int_equal(r->pi_boosts, 0);
+	for (int t = 0; t < 7; t++)
+		assert_int_equal(c->max_prio[t], 0);
+	done(r);
+	free(c);
+	sp_sim_workload_free(w);
+}
+
+static void test_pi_rt_waiter_boosts(void **state)
+{
+	struct sp_sim_workload *w = inversion("pi-rt", SP_SIM_UMUTEX, SP_SIM_FIFO, 10, 2);
+	struct checker *c = calloc(1, sizeof(*c));
+	struct sp_sim_result *r, *none;
+
+	(void)state;
+	r = run(w, SP_SIM_POL_PI, 0, 1000 * MS, c);
+	assert_true(r->pi_boosts > 0);
+	/* the holders (threads 1, 2) inherited the waiter's priority 10, and
+	 * nobody kept it */
+	assert_int_equal(c->max_prio[1] > c->max_prio[2] ? c->max_prio[1] : c->max_prio[2], 10);
+	assert_int_equal(c->prio[1], 0);
+	assert_int_equal(c->prio[2], 0);
+	none = run(w, SP_SIM_POL_NONE, 0, 1000 * MS, NULL);
+	assert_true(r->p999 < none->p999);
+	done(none);
+	done(r);
+	free(c);
+	sp_sim_workload_free(w);
+}
+
+static void test_rtui_puts_critical_in_fifo(void **state)
+{
+	struct sp_sim_workload *w = inversion("rtui", SP_SIM_UMUTEX, SP_SIM_OTHER, -10, 2);
+	struct sp_sim_result *r;
+
+	(void)state;
+	r = run(w, SP_SIM_POL_RTUI, 0, 1000 * MS, NULL);
+	/* the critical thread never waits for a CPU: it is RT */
+	assert_int_equal(r->threads[0].wait_ns, 0);
+	done(r);
+	sp_sim_workload_free(w);
+}
+
+/* proxy-exec runs the owner for a donor only from the donor's own run
+ * queue, only for kernel mutexes. */
+static void test_proxy_same_rq_kmutex_only(void **state)
+{
+	struct sp_sim_workload *wk = inversion("proxy-k", SP_SIM_KMUTEX, SP_SIM_OTHER, -10, 2);
+	struct sp_sim_workload *wu = inversion("proxy-u", SP_SIM_UMUTEX, SP_SIM_OTHER, -10, 2);
+	struct checker *c = calloc(1, sizeof(*c));
+	struct sp_sim_result *r;
+
+	(void)state;
+	r = run(wk, SP_SIM_POL_PROXY, 0, 1000 * MS, c);
+	assert_true(r->proxy_runs > 0);
+	assert_int_equal(r->proxy_migrations, 0);
+	assert_int_equal(c->proxy_cross_cpu, 0);
+	done(r);
+	r = run(wk, SP_SIM_POL_PROXY_MIGRATE, 0, 1000 * MS, c);
+	assert_true(r->proxy_runs > 0);
+	assert_true(r->proxy_migrations > 0);
+	done(r);
+	/* a futex: no proxy, byte for byte the `none` run */
+	r = run(wu, SP_SIM_POL_PROXY, 0, 1000 * MS, c);
+	assert_int_equal(r->proxy_runs, 0);
+	assert_int_equal(c->proxy_runs, 0);
+	{
+		struct sp_sim_result *n = run(wu, SP_SIM_POL_NONE, 0, 1000 * MS, NULL);
+
+		assert_int_equal(n->blockings, r->blockings);
+		assert_int_equal(n->p999, r->p999);
+		assert_int_equal(n->bg_work_ns, r->bg_work_ns);
+		done(n);
+	}
+	done(r);
+	free(c);
+	sp_sim_workload_free(wk);
+	sp_sim_workload_free(wu);
+}
+
+/* One proxy step on one CPU, checked on the trace: the owner runs on the
+ * CPU where the donor was picked. */
+static void test_proxy_runs_owner_on_donor_cpu(void **state)
+{
+	struct sp_sim_workload *w = wl("proxy-1cpu");
+	int l = sp_sim_lock_add(w, "k", SP_SIM_KMUTEX);
+	int ow = sp_sim_task_add(w, "owner", SP_SIM_OTHER, 19, 1);
+	int ui = sp_sim_task_add(w, "ui", SP_SIM_OTHER, -10, 1);
+	int hog = sp_sim_task_add(w, "hog", SP_SIM_OTHER, 0, 1);
+	struct checker *c = calloc(1, sizeof(*c));
+	struct sp_sim_result *r, *n;
+
+	(void)state;
+	sp_sim_task_lock(w, ow, l, SP_SIM_EXCL);
+	sp_sim_task_run(w, ow, 5 * MS);
+	sp_sim_task_unlock(w, ow, l);
+	sp_sim_task_sleep(w, ow, 20 * MS);
+	sp_sim_task_set_critical(w, ui, true);
+	sp_sim_task_set_delay(w, ui, 1 * MS);
+	sp_sim_task_lock(w, ui, l, SP_SIM_EXCL);
+	sp_sim_task_run(w, ui, 100 * US);
+	sp_sim_task_unlock(w, ui, l);
+	sp_sim_task_sleep(w, ui, 10 * MS);
+	sp_sim_task_run(w, hog, 100 * MS);
+	r = run(w, SP_SIM_POL_PROXY, 1, 500 * MS, c);
+	n = run(w, SP_SIM_POL_NONE, 1, 500 * MS, NULL);
+	assert_true(r->proxy_runs > 0);
+	assert_int_equal(c->proxy_cross_cpu, 0);
+	/* the donor's CPU time made the owner finish sooner */
+	assert_true(r->max < n->max);
+	done(r);
+	done(n);
+	free(c);
+	sp_sim_workload_free(w);
+}
+
+static void test_ux_writer_boosts_owner_not_readers(void **state)
+{
+	struct sp_sim_workload *wm = inversion("ux-m", SP_SIM_UMUTEX, SP_SIM_OTHER, -10, 2);
+	struct sp_sim_workload *wr = inversion("ux-r", SP_SIM_URWLOCK_W, SP_SIM_OTHER, -10, 4);
+	struct checker *c = calloc(1, sizeof(*c));
+	struct sp_sim_result *r;
+
+	(void)state;
+	r = run(wm, SP_SIM_POL_UX_WRITER, 0, 1000 * MS, c);
+	assert_true(r->grants > 0);
+	assert_int_equal(r->grants, r->restores + (c->prio[1] > 0) + (c->prio[2] > 0));
+	done(r);
+	r = run(wr, SP_SIM_POL_UX_WRITER, 0, 1000 * MS, c);
+	/* readers own nothing exclusively: never boosted */
+	for (int t = 1; t <= 4; t++)
+		assert_int_equal(c->max_prio[t], 0);
+	done(r);
+	free(c);
+	sp_sim_workload_free(wm);
+	sp_sim_workload_free(wr);
+}
+
+/* superpass: the real core; every fast track is restored, nobody is left
+ * boosted, and it beats `none` on the inversion. */
+static void test_superpass_restores_everything(void **state)
+{
+	static const int kinds[] = { SP_SIM_UMUTEX, SP_SIM_URWLOCK_W, SP_SIM_RWSEM, SP_SIM_KMUTEX };
+	(void)state;
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct sp_sim_workload *w = inversion("sp", (enum sp_sim_lock_kind)kinds[k],
+						      SP_SIM_OTHER, -10, 4);
+		struct checker *c = calloc(1, sizeof(*c));
+		struct sp_sim_result *r = run(w, SP_SIM_POL_SUPERPASS, 0, 1000 * MS, c);
+		struct sp_sim_result *n = run(w, SP_SIM_POL_NONE, 0, 1000 * MS, NULL);
+
+		assert_true(r->grants > 0);
+		assert_true(r->fast_tracks > 0);
+		assert_int_equal(r->fast_tracks, r->restores);
+		assert_int_equal(r->boosted_at_end, 0);
+		assert_int_equal(r->core.fast_tracks, r->core.restores + r->core.boosted_now);
+		assert_int_equal(r->core.bad_events, 0);
+		assert_int_equal(r->core.stale_events, 0);
+		assert_true(r->p999 < n->p999);
+		assert_int_equal(c->violations, 0);
+		done(r);
+		done(n);
+		free(c);
+		sp_sim_workload_free(w);
+	}
+}
+
+/* ---- determinism ---- */
+static char *report(const struct sp_sim_workload *w, uint64_t seed, size_t *len)
+{
+	struct sp_sim_result rs[3];
+	static const enum sp_sim_policy pols[3] = { SP_SIM_POL_NONE, SP_SIM_POL_PI,
+						    SP_SIM_POL_SUPERPASS };
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	assert_non_null(f);
+	for (int i = 0; i < 3; i++) {
+		struct sp_sim_opts o;
+
+		sp_sim_opts_default(&o);
+		o.policy = pols[i];
+		o.seed = seed;
+		o.duration_ns = 500 * MS;
+		assert_int_equal(sp_sim_run(w, &o, &rs[i]), 0);
+	}
+	sp_sim_print_header(f, "det", 2, 500 * MS);
+	for (int i = 0; i < 3; i++)
+		sp_sim_print_row(f, &rs[i], &rs[0]);
+	assert_int_equal(sp_sim_write_json(f, rs, 3, seed), 0);
+	assert_int_equal(sp_sim_write_svg(f, rs, 3, "det"), 0);
+	for (int i = 0; i < 3; i++) {
+		fwrite(rs[i].threads, sizeof(*rs[i].threads), rs[i].nthreads, f);
+		sp_sim_result_free(&rs[i]);
+	}
+	fclose(f);
+	return buf;
+}
+
+static void test_deterministic(void **state)
+{
+	struct sp_sim_workload *w = inversion("det", SP_SIM_UMUTEX, SP_SIM_OTHER, -10, 2);
+	size_t l1, l2, l3;
+	char *a, *b, *c;
+
+	(void)state;
+	a = report(w, 7, &l1);
+	b = report(w, 7, &l2);
+	c = report(w, 8, &l3);
+	assert_int_equal(l1, l2);
+	assert_memory_equal(a, b, l1);
+	/* the seed matters (the jittered timers) */
+	assert_true(l1 != l3 || memcmp(a, c, l1) != 0);
+	free(a);
+	free(b);
+	free(c);
+	sp_sim_workload_free(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fair_shares),
+		cmocka_unit_test(test_fair_two_cpus),
+		cmocka_unit_test(test_fifo_preempts_fair),
+		cmocka_unit_test(test_mutual_exclusion_and_writer_preference),
+		cmocka_unit_test(test_reader_preference),
+		cmocka_unit_test(test_no_lost_wakeup),
+		cmocka_unit_test(test_pi_fair_waiter_gives_nothing),
+		cmocka_unit_test(test_pi_rt_waiter_boosts),
+		cmocka_unit_test(test_rtui_puts_critical_in_fifo),
+		cmocka_unit_test(test_proxy_same_rq_kmutex_only),
+		cmocka_unit_test(test_proxy_runs_owner_on_donor_cpu),
+		cmocka_unit_test(test_ux_writer_boosts_owner_not_readers),
+		cmocka_unit_test(test_superpass_restores_everything),
+		cmocka_unit_test(test_deterministic),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
