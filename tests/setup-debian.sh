@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
 	build-essential cmake pkg-config          # userspace build
 	libcmocka-dev liburcu-dev                 # tests, RCU for the core
+	libjson-c-dev                             # superpass::sim reads rt-app JSON
+	rt-app                                    # the same workloads on the real kernel
 	linux-headers-amd64 kmod                  # kernel module build
 	qemu-system-x86 linux-image-amd64         # kernel module end-to-end test
 	busybox-static cpio
