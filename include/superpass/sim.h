@@ -182,6 +182,8 @@ struct sp_sim_trace {
 	uint64_t t;            /* ns since the start */
 	uint16_t type;         /* enum sp_sim_trace_type */
 	int16_t cpu;           /* -1 if none */
+	int16_t rq;            /* the CPU whose run queue holds thread, -1 if none */
+	int16_t pad;
 	int32_t thread;        /* thread index, -1 if none */
 	int32_t lock;          /* lock index, -1 if none */
 	int32_t arg;

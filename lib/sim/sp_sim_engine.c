@@ -25,6 +25,8 @@ void sim_trace(struct sim *s, int type, int cpu, int th, int lock, int arg)
 	ev.t = s->now;
 	ev.type = (uint16_t)type;
 	ev.cpu = (int16_t)cpu;
+	ev.rq = (int16_t)(th >= 0 && s->th[th].on_rq ? s->th[th].cpu : -1);
+	ev.pad = 0;
 	ev.thread = th;
 	ev.lock = lock;
 	ev.arg = arg;
