@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Detector: turns lock:contention_begin/end and sched_process_exit into core
- * events.
+ * events, one core call per thing seen.
  *
  * These tracepoints are not exported, so the probes are attached by name
  * through for_each_kernel_tracepoint() + tracepoint_probe_register(). They
@@ -10,17 +10,29 @@
  * returns after a flag test and one or two bit tests, and nothing here
  * sleeps or allocates (all tables are static and fixed-size).
  *
- * The core only needs blockings of tasks it cares about: critical tasks and
- * tasks fast-tracked on their behalf (their own blocking extends the chain).
- * For those, the lock's owner word names the holder; the core is told that
- * holder acquired the lock, then that the task blocked.
+ * The core only needs waits of tasks it cares about: critical tasks and
+ * tasks fast-tracked on their behalf (their own wait extends the chain).
+ * contention_begin of such a task is one sp_lock_blocked_owner() carrying
+ * the exclusive owner read from the lock word; the core reconciles it with
+ * its own record. contention_end is one sp_lock_unblocked().
+ *
+ * What the kernel lets us see decides which acquires are reported: only
+ * those whose release will be reported too. A kernel mutex is released
+ * without an event (mutex_unlock emits nothing), so a mutex acquire is
+ * never recorded: its owner is known from the word, at every report, and an
+ * acquire recorded by the core would outrank every later word (core.h,
+ * sp_lock_blocked_owner). An rwsem's acquires and releases are reported
+ * while the reader hooks are live (sp_kmod_readers.c): readers, which the
+ * word does not show, and writers.
  *
  * Lock slots remember every lock such a task contended on. They bound how
  * many locks the core keeps (a recycled slot is sp_lock_destroyed()), and
  * they are the watch list of the reader hooks: readers of an rwsem are only
  * tracked once a critical task has contended on it.
  */
+#include <linux/atomic.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -29,6 +41,8 @@
 #include <linux/tracepoint.h>
 
 #include "sp_kmod.h"
+#include "sp_kmod_detect.h"
+#include "sp_kmod_worker.h"
 
 /* include/trace/events/lock.h */
 #define SP_LCB_F_SPIN   (1U << 0)
@@ -66,10 +80,12 @@ struct sp_det_waiter {
 };
 
 static struct {
-	raw_spinlock_t lock;       /* the two tables; taken only for reported events */
+	raw_spinlock_t lock;       /* everything below; taken only for reported events */
 	struct sp_det_lock locks[SP_DET_LOCKS];
 	struct sp_det_waiter waiters[SP_DET_WAITERS];
 	atomic_t nr_waiting;       /* lets contention_end skip the scan */
+	unsigned int nr_rwsems;    /* rwsem slots in use */
+	bool live;                 /* reader hooks armed: take their events */
 	u64 clock;
 	sp_tid_t readers[SP_MAX_READERS_PER_LOCK];  /* scratch, under lock */
 	struct sp_long_blocking longs[SP_DET_LONGS];
@@ -78,7 +94,7 @@ static struct {
 	struct tracepoint *tp_begin, *tp_end, *tp_exit;
 	bool on_begin, on_end, on_exit;
 } sp_det = {
-	/* Static: the actuator thread may call in before sp_detect_init(). */
+	/* Static: the worker thread may call in before sp_detect_init(). */
 	.lock = __RAW_SPIN_LOCK_UNLOCKED(sp_det.lock),
 };
 
@@ -90,6 +106,15 @@ static struct sp_det_lock *sp_det_lock_find(unsigned long key)
 		if (sp_det.locks[i].key == key)
 			return &sp_det.locks[i];
 	return NULL;
+}
+
+/* Frees slot @l: the core forgets the lock (its grants end). */
+static void sp_det_lock_forget(struct sp_det_lock *l)
+{
+	sp_lock_destroyed(sp_core, l->key);
+	if (l->kind == SP_LOCK_RWLOCK)
+		sp_det.nr_rwsems--;
+	WRITE_ONCE(l->key, 0);
 }
 
 /* Finds or takes a slot for @key, recycling the least recently used lock
@@ -114,7 +139,7 @@ static struct sp_det_lock *sp_det_lock_get(unsigned long key, enum sp_lock_kind 
 	if (!victim)
 		return NULL;
 	if (victim->key) {
-		sp_lock_destroyed(sp_core, victim->key);
+		sp_det_lock_forget(victim);
 		sp_det.st.lock_evictions++;
 	}
 	/* Publish the key last: the reader hooks read it without our lock. */
@@ -123,8 +148,10 @@ static struct sp_det_lock *sp_det_lock_get(unsigned long key, enum sp_lock_kind 
 	WRITE_ONCE(victim->key, key);
 	sp_lock_declare(sp_core, key, kind);
 	l = victim;
-	if (kind == SP_LOCK_RWLOCK)
-		sp_act_kick();  /* the reader hooks may need arming */
+	if (kind == SP_LOCK_RWLOCK) {
+		sp_det.nr_rwsems++;
+		sp_worker_kick();  /* the reader hooks may need arming */
+	}
 found:
 	l->last_use = ++sp_det.clock;
 	l->last_ns = ktime_get_mono_fast_ns();
@@ -141,6 +168,12 @@ static struct sp_det_waiter *sp_det_waiter_find(struct task_struct *t)
 	return NULL;
 }
 
+static void sp_det_waiter_free(struct sp_det_waiter *w)
+{
+	WRITE_ONCE(w->task, NULL);
+	atomic_dec(&sp_det.nr_waiting);
+}
+
 static bool sp_det_is_reader(unsigned long key, pid_t tid)
 {
 	int i, n = sp_lock_readers(sp_core, key, sp_det.readers,
@@ -152,28 +185,89 @@ static bool sp_det_is_reader(unsigned long key, pid_t tid)
 	return false;
 }
 
-/* The exclusive holder from the lock's owner word, or NULL. The task_struct
- * stays valid while we are in this preempt-off (RCU) section: task structs
- * are freed after a grace period, which is what mutex_spin_on_owner relies on
- * as well. The word may be stale during a handoff; the next event fixes it. */
-static struct task_struct *sp_det_holder(void *lock, enum sp_lock_kind kind)
+static bool sp_det_is_owner(unsigned long key, pid_t tid)
 {
+	sp_tid_t owner = 0;
+
+	return sp_lock_owner(sp_core, key, &owner) == 0 && owner == (sp_tid_t)tid;
+}
+
+/*
+ * The exclusive owner named by the lock's owner word: its tid, or 0 if the
+ * word names none (free, or held by readers: an rwsem's word then names
+ * only the last reader, which may be long gone and is never dereferenced).
+ * The task_struct of a writer is readable while we are in this RCU read
+ * side (task structs are freed after a grace period, which is what
+ * mutex_spin_on_owner relies on as well). The word may be stale during a
+ * handoff; the worker reads it again every tick.
+ */
+static pid_t sp_det_word(void *lock, enum sp_lock_kind kind)
+{
+	struct task_struct *h;
 	unsigned long o;
 
 	if (kind == SP_LOCK_MUTEX) {
 		o = atomic_long_read(&((struct mutex *)lock)->owner);
-		return (struct task_struct *)(o & ~SP_MUTEX_FLAGS);
+		h = (struct task_struct *)(o & ~SP_MUTEX_FLAGS);
+	} else {
+		o = atomic_long_read(&((struct rw_semaphore *)lock)->owner);
+		if (o & SP_RWSEM_READER_OWNED)
+			return 0;
+		h = (struct task_struct *)(o & ~SP_RWSEM_FLAGS);
 	}
-	o = atomic_long_read(&((struct rw_semaphore *)lock)->owner);
-	if (o & SP_RWSEM_READER_OWNED)
-		return NULL;  /* only the last reader is visible: use the tracker */
-	return (struct task_struct *)(o & ~SP_RWSEM_FLAGS);
+	return h ? READ_ONCE(h->pid) : 0;
 }
 
 /* Readers holding the rwsem now: count >> RWSEM_READER_SHIFT (8). */
 static unsigned long sp_det_readers_now(void *lock)
 {
 	return (unsigned long)atomic_long_read(&((struct rw_semaphore *)lock)->count) >> 8;
+}
+
+/* Reports @w's wait with the owner word @word. */
+static void sp_det_report(struct sp_det_waiter *w, pid_t word)
+{
+	if (!word)
+		sp_det.st.no_owner++;
+	sp_lock_blocked_owner(sp_core, w->tid, w->key, w->hold, true, word);
+}
+
+/* Reports @w's wait again if @word tells the core something: it names
+ * another owner than the core's record (which every waiter's report and
+ * the hooks change, so it is the one to compare with), and not the waiter
+ * itself (a handoff to it, which the core ignores). */
+static void sp_det_rereport(struct sp_det_waiter *w, pid_t word)
+{
+	sp_tid_t cur = 0;
+
+	if (word == w->tid)
+		return;
+	sp_lock_owner(sp_core, w->key, &cur);
+	if (cur == (sp_tid_t)word)
+		return;
+	sp_det_report(w, word);
+	sp_det.st.rereports++;
+}
+
+/*
+ * @self just took @key without the core recording the acquire (a mutex:
+ * see the top of this file). The word names it now, so the other waits
+ * reported on @key are reported again with it: their owner changed, and
+ * the core fast-tracks the new one for them now rather than at the
+ * worker's next look at the word.
+ */
+static void sp_det_handover(unsigned long key, void *lock, enum sp_lock_kind kind,
+			    struct task_struct *self)
+{
+	struct sp_det_waiter *w;
+	pid_t word = sp_det_word(lock, kind);
+	unsigned int i;
+
+	for (i = 0; i < SP_DET_WAITERS; i++) {
+		w = &sp_det.waiters[i];
+		if (w->task && w->task != self && !w->early && w->key == key)
+			sp_det_rereport(w, word);
+	}
 }
 
 /*
@@ -185,9 +279,6 @@ static unsigned long sp_det_readers_now(void *lock)
  * reported now if the rwsem has more readers than the core tracks. Some of
  * them may still be queued rather than holding: then they are fast-tracked
  * needlessly until the waiter stops waiting or the budget ends.
- *
- * (The rwsem's owner word names the last reader too, but it is never
- * cleared, so that task may be long gone: it is never dereferenced.)
  */
 static void sp_det_queued_holders(unsigned long key, void *lock)
 {
@@ -208,31 +299,6 @@ static void sp_det_queued_holders(unsigned long key, void *lock)
 	}
 }
 
-/* Make the core's idea of @key's exclusive owner match the owner word. */
-static void sp_det_sync_owner(unsigned long key, void *lock, enum sp_lock_kind kind,
-			      pid_t self)
-{
-	struct task_struct *h = sp_det_holder(lock, kind);
-	pid_t htid = h ? READ_ONCE(h->pid) : 0;
-	sp_tid_t cur = 0;
-
-	if (htid == self)
-		htid = 0;
-	sp_lock_owner(sp_core, key, &cur);
-	if (cur == (sp_tid_t)htid) {
-		if (!htid)
-			sp_det.st.no_owner++;
-		return;
-	}
-	sp_det.st.owner_changes++;
-	if (cur)
-		sp_lock_released(sp_core, cur, key, SP_HOLD_EXCL);
-	if (htid)
-		sp_lock_acquired(sp_core, htid, key, SP_HOLD_EXCL);
-	else
-		sp_det.st.no_owner++;
-}
-
 static void sp_det_block(void *lock, enum sp_lock_kind kind, enum sp_hold hold)
 {
 	unsigned long key = (unsigned long)lock, flags;
@@ -240,30 +306,30 @@ static void sp_det_block(void *lock, enum sp_lock_kind kind, enum sp_hold hold)
 	struct sp_det_waiter *w;
 	struct sp_det_lock *l;
 	pid_t tid = t->pid;
+	bool critical;
 
 	raw_spin_lock_irqsave(&sp_det.lock, flags);
 	w = sp_det_waiter_find(t);
 	if (w && w->early) {
 		/* A queued reader that became interesting: if reported, it stays
 		 * a reader; from now on its wait is tracked like any other. */
-		WRITE_ONCE(w->task, NULL);
-		atomic_dec(&sp_det.nr_waiting);
+		sp_det_waiter_free(w);
 		w = NULL;
 	}
 	if (w && w->key == key) {
 		/* Same wait seen again (mutex: spin then sleep, or a wakeup
-		 * that lost the race): only the holder may have changed. */
-		sp_det_sync_owner(key, lock, kind, tid);
+		 * that lost the race): only the owner may have changed, and
+		 * only then is it worth a report. */
+		sp_det_rereport(w, sp_det_word(lock, kind));
 		goto out;
 	}
 	if (w) {
-		/* A wait we never saw end: close it before the new one. */
-		sp_lock_unblocked(sp_core, w->tid, w->key, false);
+		/* A wait we never saw end: the core closes it when it hears
+		 * of the new one; the slot is reused for that. */
 		l = sp_det_lock_find(w->key);
 		if (l && l->nwait)
 			l->nwait--;
-		WRITE_ONCE(w->task, NULL);
-		atomic_dec(&sp_det.nr_waiting);
+		sp_det_waiter_free(w);
 	}
 	w = sp_det_waiter_find(NULL);
 	if (!w) {
@@ -273,10 +339,8 @@ static void sp_det_block(void *lock, enum sp_lock_kind kind, enum sp_hold hold)
 	l = sp_det_lock_get(key, kind);
 	if (l)
 		l->nwait++;
-	sp_det_sync_owner(key, lock, kind, tid);
-	if (kind == SP_LOCK_RWLOCK && READ_ONCE(sp_readers_on))
+	if (kind == SP_LOCK_RWLOCK && sp_det.live)
 		sp_det_queued_holders(key, lock);
-	sp_lock_blocked(sp_core, tid, key, hold);
 	w->key = key;
 	w->tid = tid;
 	w->hold = hold;
@@ -287,6 +351,13 @@ static void sp_det_block(void *lock, enum sp_lock_kind kind, enum sp_hold hold)
 	WRITE_ONCE(w->task, t);
 	atomic_inc(&sp_det.nr_waiting);
 	sp_det.st.blocks++;
+	sp_det_report(w, sp_det_word(lock, kind));
+	critical = test_bit(tid, sp_critical_map);
+	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
+	/* The core ticks while a critical task waits: start the ticks. */
+	if (critical)
+		sp_worker_kick_idle();
+	return;
 out:
 	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
 }
@@ -310,7 +381,7 @@ static void sp_det_queued_reader(void *lock)
 
 	raw_spin_lock_irqsave(&sp_det.lock, flags);
 	l = sp_det_lock_find(key);
-	if (!l || sp_det_waiter_find(t))
+	if (!l || !sp_det.live || sp_det_waiter_find(t))
 		goto out;
 	w = sp_det_waiter_find(NULL);
 	if (!w) {
@@ -350,7 +421,7 @@ static void sp_probe_begin(void *data, void *lock, unsigned int flags)
 	}
 	if (!sp_tid_interesting(current->pid)) {
 		if (kind == SP_LOCK_RWLOCK && (flags & SP_LCB_F_READ) &&
-		    READ_ONCE(sp_readers_on) && sp_detect_watched((unsigned long)lock))
+		    sp_detect_watched((unsigned long)lock))
 			sp_det_queued_reader(lock);
 		return;
 	}
@@ -402,7 +473,7 @@ static void sp_probe_end(void *data, void *lock, int ret)
 	struct task_struct *t = current;
 	struct sp_det_waiter *w;
 	struct sp_det_lock *l;
-	sp_tid_t prev = 0;
+	bool acquired;
 
 	if (!atomic_read(&sp_det.nr_waiting) || !sp_det_waiter_find(t))
 		return;
@@ -411,29 +482,24 @@ static void sp_probe_end(void *data, void *lock, int ret)
 	if (!w || w->key != key)
 		goto out;
 	if (w->early) {
+		/* Reported as a holder while queued, and it gave up. */
 		if (ret != 0 && w->reported)
 			sp_lock_released(sp_core, w->tid, key, SP_HOLD_SHARED);
-		WRITE_ONCE(w->task, NULL);
-		atomic_dec(&sp_det.nr_waiting);
+		sp_det_waiter_free(w);
 		goto out;
 	}
-	sp_lock_unblocked(sp_core, w->tid, key, ret == 0);
+	/* The acquire is recorded with the unblock only where its release
+	 * will be reported (see the top of this file); the reader hooks
+	 * that report it again find it recorded and stay quiet. */
+	acquired = ret == 0 && w->kind == SP_LOCK_RWLOCK && sp_det.live;
+	sp_lock_unblocked(sp_core, w->tid, key, acquired);
 	l = sp_det_lock_find(key);
 	sp_det_note_long(w, lock, l);
-	if (ret == 0) {
-		/* We own it now, so whoever the core thinks held it let go:
-		 * that ends the grants made for it. Readers are reported by
-		 * the reader hooks, which see every watched down_read. */
-		sp_lock_owner(sp_core, key, &prev);
-		if (prev && prev != (sp_tid_t)w->tid)
-			sp_lock_released(sp_core, prev, key, SP_HOLD_EXCL);
-		if (w->hold == SP_HOLD_EXCL && prev != (sp_tid_t)w->tid)
-			sp_lock_acquired(sp_core, w->tid, key, SP_HOLD_EXCL);
-	}
+	if (ret == 0 && !acquired && l && l->nwait > 1)
+		sp_det_handover(key, lock, w->kind, t);
 	if (l && l->nwait)
 		l->nwait--;
-	WRITE_ONCE(w->task, NULL);
-	atomic_dec(&sp_det.nr_waiting);
+	sp_det_waiter_free(w);
 	sp_det.st.unblocks++;
 out:
 	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
@@ -458,8 +524,7 @@ static void sp_probe_exit(void *data, struct task_struct *p)
 
 			if (!w->early && l && l->nwait)
 				l->nwait--;
-			WRITE_ONCE(w->task, NULL);
-			atomic_dec(&sp_det.nr_waiting);
+			sp_det_waiter_free(w);
 		}
 		raw_spin_unlock_irqrestore(&sp_det.lock, flags);
 	}
@@ -473,72 +538,99 @@ static void sp_probe_exit(void *data, struct task_struct *p)
 		sp_det.st.exits++;
 }
 
-unsigned int sp_detect_nr_waiting(void)
-{
-	return atomic_read(&sp_det.nr_waiting);
-}
-
 /*
- * Called by the actuator thread every few ms while waits are in progress:
- * for every wait older than @min_age_ns, read the lock's owner word again
- * and report the wait again. The owner can change without an event we see
- * (a mutex unlock or handoff emits nothing), and the core treats a repeated
- * block as the same wait and re-runs its policy, so a new holder, or one
- * whose grant a throttle ended, gets a grant instead of staying unboosted
- * until some other event (a nice-19 holder may need seconds to produce one).
+ * The worker, every tick: a mutex changes hands without an event (unlock
+ * and handoff emit nothing), and a writer may take an rwsem ahead of a
+ * sleeping waiter. So the owner word of every reported wait is read again,
+ * and the wait is reported again where it names another owner than the
+ * core's: the core treats that as the same wait and walks again with the
+ * new owner, which gets a grant instead of staying unboosted until some
+ * other event (a nice-19 holder may need seconds to produce one). A word
+ * that agrees costs two reads.
  *
  * The lock is alive: its waiter has not passed contention_end (the slot is
- * cleared there, under sp_det.lock, which we hold). Holding a raw spinlock
- * with interrupts off is an RCU read-side section, which keeps the owner's
- * task_struct readable.
+ * cleared there, under sp_det.lock, which we hold).
  */
-void sp_detect_refresh(u64 min_age_ns)
+void sp_detect_recheck_owners(void)
 {
-	u64 now = ktime_get_mono_fast_ns();
 	struct sp_det_waiter *w;
 	unsigned long flags;
 	unsigned int i;
 
+	if (!atomic_read(&sp_det.nr_waiting))
+		return;
 	raw_spin_lock_irqsave(&sp_det.lock, flags);
+	rcu_read_lock();  /* a writer's task_struct: see sp_det_word */
 	for (i = 0; i < SP_DET_WAITERS; i++) {
 		w = &sp_det.waiters[i];
-		if (w->task && !w->early && now - w->start >= min_age_ns) {
-			sp_det_sync_owner(w->key, (void *)w->key, w->kind, w->tid);
-			sp_lock_blocked(sp_core, w->tid, w->key, w->hold);
-			sp_det.st.refreshes++;
+		if (w->task && !w->early)
+			sp_det_rereport(w, sp_det_word((void *)w->key, w->kind));
+	}
+	rcu_read_unlock();
+	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
+}
+
+void sp_detect_expire(u64 idle_ns)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	struct sp_det_lock *l;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&sp_det.lock, flags);
+	for (i = 0; i < SP_DET_LOCKS; i++) {
+		l = &sp_det.locks[i];
+		if (l->key && !l->nwait && now - l->last_ns > idle_ns) {
+			sp_det_lock_forget(l);
+			sp_det.st.lock_expiries++;
 		}
 	}
 	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
 }
 
-unsigned int sp_detect_expire(u64 idle_ns)
+unsigned int sp_detect_nr_rwsems(void)
 {
-	u64 now = ktime_get_mono_fast_ns();
-	unsigned int i, rwsems = 0;
-	struct sp_det_lock *l;
+	return READ_ONCE(sp_det.nr_rwsems);
+}
+
+void sp_detect_hooks_live(void)
+{
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&sp_det.lock, flags);
-	for (i = 0; i < SP_DET_LOCKS; i++) {
-		l = &sp_det.locks[i];
-		if (!l->key)
-			continue;
-		if (!l->nwait && now - l->last_ns > idle_ns) {
-			sp_lock_destroyed(sp_core, l->key);
-			WRITE_ONCE(l->key, 0);
-			sp_det.st.lock_expiries++;
-		} else if (l->kind == SP_LOCK_RWLOCK) {
-			rwsems++;
-		}
-	}
+	WRITE_ONCE(sp_det.live, true);
 	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
-	return rwsems;
+}
+
+bool sp_detect_hooks_idle(bool forget)
+{
+	unsigned long flags;
+	unsigned int i;
+	bool idle = true;
+
+	raw_spin_lock_irqsave(&sp_det.lock, flags);
+	if (forget) {
+		/* Reader tracking turned off: the hooks go, so every rwsem
+		 * acquire the core recorded would keep a holder whose release
+		 * nobody reports. */
+		for (i = 0; i < SP_DET_LOCKS; i++)
+			if (sp_det.locks[i].key && sp_det.locks[i].kind == SP_LOCK_RWLOCK)
+				sp_det_lock_forget(&sp_det.locks[i]);
+	} else if (sp_det.nr_rwsems) {
+		idle = false;  /* watched again since the worker looked */
+	}
+	if (idle)
+		WRITE_ONCE(sp_det.live, false);
+	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
+	return idle;
 }
 
 bool sp_detect_watched(unsigned long key)
 {
 	unsigned int i;
 
+	if (!READ_ONCE(sp_det.live))
+		return false;
 	for (i = 0; i < SP_DET_LOCKS; i++)
 		if (READ_ONCE(sp_det.locks[i].key) == key)
 			return true;
@@ -551,15 +643,17 @@ void sp_detect_reader_event(unsigned long key, enum sp_reader_op op)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&sp_det.lock, flags);
-	if (!sp_det_lock_find(key))
-		goto out;  /* recycled meanwhile */
+	if (!sp_det.live || !sp_det_lock_find(key))
+		goto out;  /* disarming, or recycled meanwhile */
 	switch (op) {
 	case SP_RD_ACQUIRE:
-		if (!sp_det_is_reader(key, tid))  /* reported early while queued? */
+		/* Reported already: queued early, or by its contention_end. */
+		if (!sp_det_is_reader(key, tid))
 			sp_lock_acquired(sp_core, tid, key, SP_HOLD_SHARED);
 		break;
 	case SP_WR_ACQUIRE:
-		sp_lock_acquired(sp_core, tid, key, SP_HOLD_EXCL);
+		if (!sp_det_is_owner(key, tid))  /* by its contention_end? */
+			sp_lock_acquired(sp_core, tid, key, SP_HOLD_EXCL);
 		break;
 	case SP_RD_RELEASE:
 		sp_lock_released(sp_core, tid, key, SP_HOLD_SHARED);
@@ -631,7 +725,7 @@ void sp_detect_exit(void)
 	/* No probe is running or will run after this. */
 	tracepoint_synchronize_unregister();
 	/* Their contention_end will never be seen: drop every wait, so that
-	 * the actuator thread's refresh, which still runs until the module
+	 * the worker's owner re-check, which still runs until the module
 	 * stops it, touches no lock that may be gone. */
 	raw_spin_lock_irqsave(&sp_det.lock, flags);
 	for (i = 0; i < SP_DET_WAITERS; i++)

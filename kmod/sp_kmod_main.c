@@ -2,17 +2,24 @@
 /*
  * superpass.ko: module parameters, init and exit ordering.
  *
- * Init: self-test of the core, then the real core, the actuator kthread, the
- * probes, /proc. Exit goes backwards so that nothing can feed the core once
- * it is torn down: /proc first (no new critical tasks), then every probe
- * (tracepoint_synchronize_unregister waits for running ones), then the
- * kthread, which restores every boost it applied, then the core.
+ * Init: self-test of the core (on the recording host), then the real core,
+ * the worker kthread, the probes, /proc. Exit goes backwards so that nothing
+ * can feed the core once it is torn down: /proc first (no new critical
+ * tasks), then every probe (unregistering waits for running ones), then the
+ * worker, then every boost it applied is put back, then the core.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/vmalloc.h>
 
+#include <superpass/version.h>
+
 #include "sp_kmod.h"
+#include "sp_kmod_act.h"
+#include "sp_kmod_detect.h"
+#include "sp_kmod_proc.h"
+#include "sp_kmod_readers.h"
+#include "sp_kmod_worker.h"
 
 struct sp_core *sp_core;
 unsigned long *sp_critical_map;
@@ -70,7 +77,7 @@ static int sp_make_core(void)
 			sp_param_throttle_permille);
 		return ret;
 	}
-	return sp_core_create(&cfg, &sp_act_ops, NULL, &sp_core);
+	return sp_core_create(&cfg, &sp_worker_host_ops, NULL, &sp_core);
 }
 
 static void sp_free_maps(void)
@@ -110,15 +117,18 @@ static int __init sp_init(void)
 	ret = sp_act_init();
 	if (ret)
 		goto err_maps;
-	ret = sp_make_core();
+	ret = sp_worker_init();
 	if (ret)
 		goto err_act;
-	ret = sp_act_start();
+	ret = sp_make_core();
+	if (ret)
+		goto err_queue;
+	ret = sp_worker_start();
 	if (ret)
 		goto err_core;
 	ret = sp_detect_init();
 	if (ret)
-		goto err_kthread;
+		goto err_core;
 	if (sp_param_readers) {
 		ret = sp_readers_init();
 		if (ret)
@@ -127,9 +137,9 @@ static int __init sp_init(void)
 	ret = sp_proc_init();
 	if (ret)
 		goto err_readers;
-	pr_info("superpass: loaded (depth=%u K=%u budget=%ums fifo_prio=%u readers=%d)\n",
-		sp_param_depth, sp_param_readers_k, sp_param_budget_ms, sp_fifo_prio,
-		sp_param_readers);
+	pr_info("superpass: %s loaded (depth=%u K=%u budget=%ums fifo_prio=%u readers=%d)\n",
+		SUPERPASS_VERSION, sp_param_depth, sp_param_readers_k, sp_param_budget_ms,
+		sp_fifo_prio, sp_param_readers);
 	return 0;
 
 err_readers:
@@ -137,11 +147,14 @@ err_readers:
 		sp_readers_exit();
 err_detect:
 	sp_detect_exit();
-err_kthread:
-	sp_act_stop();
 err_core:
+	/* Also without a thread: the destroy's restores must not kick. */
+	sp_worker_stop();
+	sp_act_restore_all();
 	sp_core_destroy(sp_core);
 	sp_core = NULL;
+err_queue:
+	sp_worker_free();
 err_act:
 	sp_act_free();
 err_maps:
@@ -155,9 +168,13 @@ static void __exit sp_exit(void)
 	if (sp_param_readers)
 		sp_readers_exit();
 	sp_detect_exit();
-	sp_act_stop();
+	/* Nothing but the worker calls the core now: stop it, then undo
+	 * what it applied (the core's destroy below only queues restores). */
+	sp_worker_stop();
+	sp_act_restore_all();
 	sp_core_destroy(sp_core);
 	sp_core = NULL;
+	sp_worker_free();
 	sp_act_free();
 	sp_free_maps();
 	pr_info("superpass: unloaded, every fast track restored\n");
@@ -169,4 +186,4 @@ module_exit(sp_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("superpass project");
 MODULE_DESCRIPTION("Fast-track the holders and readers of kernel mutexes and rwsems that block critical threads");
-MODULE_VERSION("0.1.0");
+MODULE_VERSION(SUPERPASS_VERSION);

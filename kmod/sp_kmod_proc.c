@@ -6,9 +6,11 @@
  *             process (thread-group leader), all of its current threads are
  *             (un)marked. Read: one marked tid per line. Exited tids are
  *             dropped by the exit probe.
- *   stats     counters of the core, the detector and the actuator, the
- *             blocking percentiles of critical threads, and the last few
- *             blockings over 50 ms with what the core knew at their end.
+ *   stats     every counter of the core (include/superpass/stats.h, same
+ *             names and order), the blocking percentiles of critical
+ *             threads, the counters of the detector, the reader hooks, the
+ *             actuator and the worker, and the last few blockings over
+ *             50 ms with what the core knew at their end.
  *   config    "key value" lines. depth, readers_k, budget_ms and
  *             throttle_permille size the core's tables and are load-time
  *             module parameters (read-only here); fifo_prio and
@@ -29,6 +31,11 @@
 #include <linux/user_namespace.h>
 
 #include "sp_kmod.h"
+#include "sp_kmod_act.h"
+#include "sp_kmod_detect.h"
+#include "sp_kmod_proc.h"
+#include "sp_kmod_readers.h"
+#include "sp_kmod_worker.h"
 
 #define SP_MARK_MAX 256u   /* threads (un)marked by one write */
 
@@ -149,16 +156,27 @@ static const struct proc_ops sp_critical_ops = {
 
 /* ---- stats ---- */
 
+/* Every core statistic, in the order and with the names of
+ * include/superpass/stats.h: none can be missing here. */
+static void sp_stats_core(struct seq_file *m, const struct sp_stats *s)
+{
+#define SP_PROC_STAT(name, kind, help) \
+	seq_printf(m, #name " %llu\n", (unsigned long long)s->name);
+	SP_STATS_FIELDS(SP_PROC_STAT)
+#undef SP_PROC_STAT
+}
+
 static int sp_stats_show(struct seq_file *m, void *v)
 {
 	struct sp_long_blocking longs[SP_DET_LONGS];
 	unsigned int i, nr_longs;
-	bool armed;
-	u64 arms;
+	struct sp_worker_stats w;
 	struct sp_detect_stats d;
 	struct sp_act_stats a;
 	struct sp_stats s;
 	struct sp_hist *h;
+	bool armed;
+	u64 arms;
 
 	h = kvmalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
@@ -167,62 +185,39 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	sp_core_blocking_hist(sp_core, h);
 	sp_detect_get_stats(&d);
 	sp_act_get_stats(&a);
+	sp_worker_get_stats(&w);
 
-	seq_printf(m, "blockings %llu\n", s.blockings);
+	sp_stats_core(m, &s);
 	seq_printf(m, "blocking_p50_ns %llu\n", sp_hist_quantile(h, 50, 100));
 	seq_printf(m, "blocking_p99_ns %llu\n", sp_hist_quantile(h, 99, 100));
 	seq_printf(m, "blocking_p999_ns %llu\n", sp_hist_quantile(h, 999, 1000));
 	seq_printf(m, "blocking_max_ns %llu\n", h->count ? h->max : 0);
-	seq_printf(m, "grants %llu\n", s.grants);
-	seq_printf(m, "grant_dups %llu\n", s.grant_dups);
-	seq_printf(m, "grants_refused %llu\n", s.grants_refused);
-	seq_printf(m, "fast_tracks %llu\n", s.fast_tracks);
-	seq_printf(m, "restores %llu\n", s.restores);
-	seq_printf(m, "ends_release %llu\n", s.ends_release);
-	seq_printf(m, "ends_unblock %llu\n", s.ends_unblock);
-	seq_printf(m, "ends_exit %llu\n", s.ends_exit);
-	seq_printf(m, "expiries %llu\n", s.expiries);
-	seq_printf(m, "throttles %llu\n", s.throttles);
-	seq_printf(m, "deadlocks %llu\n", s.deadlocks);
-	seq_printf(m, "depth_limited %llu\n", s.depth_limited);
-	seq_printf(m, "reader_overflows %llu\n", s.reader_overflows);
-	seq_printf(m, "waiter_overflows %llu\n", s.waiter_overflows);
-	seq_printf(m, "task_overflows %llu\n", s.task_overflows);
-	seq_printf(m, "lock_overflows %llu\n", s.lock_overflows);
-	seq_printf(m, "grant_overflows %llu\n", s.grant_overflows);
-	seq_printf(m, "stale_events %llu\n", s.stale_events);
-	seq_printf(m, "acquires %llu\n", s.acquires);
-	seq_printf(m, "releases %llu\n", s.releases);
-	seq_printf(m, "blocks %llu\n", s.blocks);
-	seq_printf(m, "unblocks %llu\n", s.unblocks);
-	seq_printf(m, "tasks_now %llu\n", s.tasks_now);
-	seq_printf(m, "locks_now %llu\n", s.locks_now);
-	seq_printf(m, "grants_now %llu\n", s.grants_now);
-	seq_printf(m, "boosted_now %llu\n", s.boosted_now);
 	seq_printf(m, "detect_blocks %llu\n", d.blocks);
 	seq_printf(m, "detect_unblocks %llu\n", d.unblocks);
-	seq_printf(m, "detect_owner_changes %llu\n", d.owner_changes);
+	seq_printf(m, "detect_rereports %llu\n", d.rereports);
 	seq_printf(m, "detect_no_owner %llu\n", d.no_owner);
 	seq_printf(m, "detect_lock_evictions %llu\n", d.lock_evictions);
+	seq_printf(m, "detect_lock_expiries %llu\n", d.lock_expiries);
 	seq_printf(m, "detect_waiter_full %llu\n", d.waiter_full);
 	seq_printf(m, "detect_reader_events %llu\n", d.reader_events);
 	seq_printf(m, "detect_reader_hints %llu\n", d.reader_hints);
-	seq_printf(m, "detect_refreshes %llu\n", d.refreshes);
 	seq_printf(m, "detect_exits %llu\n", d.exits);
-	seq_printf(m, "reader_hook_misses %llu\n", sp_param_readers ? sp_readers_missed() : 0);
 	sp_readers_state(&armed, &arms);
 	seq_printf(m, "reader_hooks_armed %d\n", sp_param_readers && armed);
 	seq_printf(m, "reader_hook_arms %llu\n", arms);
-	seq_printf(m, "detect_lock_expiries %llu\n", d.lock_expiries);
+	seq_printf(m, "reader_hook_misses %llu\n", sp_param_readers ? sp_readers_missed() : 0);
 	seq_printf(m, "act_boosts %llu\n", a.boosts);
 	seq_printf(m, "act_restores %llu\n", a.restores);
 	seq_printf(m, "act_active %llu\n", a.active);
 	seq_printf(m, "act_skipped %llu\n", a.skipped);
 	seq_printf(m, "act_errors %llu\n", a.errors);
-	seq_printf(m, "act_ring_overflows %llu\n", a.ring_overflows);
 	seq_printf(m, "act_rescans %llu\n", a.rescans);
-	seq_printf(m, "act_ticks %llu\n", a.ticks);
-	seq_printf(m, "act_reclaimed %llu\n", a.reclaimed);
+	seq_printf(m, "worker_ticks %llu\n", w.ticks);
+	seq_printf(m, "worker_wakeups %llu\n", w.wakeups);
+	seq_printf(m, "worker_reclaimed %llu\n", w.reclaimed);
+	seq_printf(m, "queue_pushes %llu\n", w.queue_pushes);
+	seq_printf(m, "queue_dups %llu\n", w.queue_dups);
+	seq_printf(m, "queue_overflows %llu\n", w.queue_overflows);
 	sp_detect_get_longs(longs, &nr_longs);
 	for (i = 0; i < nr_longs; i++)
 		seq_printf(m, "long_blocking tid %d ms %llu %s owner %llu readers_tracked %u untracked %u readers_now %lu\n",
@@ -287,6 +282,7 @@ static ssize_t sp_config_write(struct file *file, const char __user *ubuf,
 			return -EINVAL;
 		}
 		WRITE_ONCE(sp_readers_on, val);
+		sp_worker_kick();  /* it arms or disarms the hooks */
 	} else if (!strcmp(key, "depth") || !strcmp(key, "readers_k") ||
 		   !strcmp(key, "budget_ms") || !strcmp(key, "throttle_permille")) {
 		pr_warn("superpass: config: %s sizes the core and is fixed at load time (insmod superpass.ko %s=N)\n",

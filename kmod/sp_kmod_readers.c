@@ -17,16 +17,24 @@
  * (Debian) all of them go through the ftrace trampoline, not int3.
  *
  * Even filtered, a hook costs a trip through the kprobe machinery on every
- * page fault, so the hooks are registered disarmed and the actuator thread
- * arms them only while some rwsem is watched (sp_readers_arm); the detector
- * forgets locks no critical task contended on for a few seconds. A system
- * with no critical contention pays nothing here.
+ * page fault, so the hooks are registered disarmed and the worker thread
+ * arms them only while some rwsem is watched and reader tracking is on
+ * (sp_readers_arm); the detector forgets locks no critical task contended
+ * on for a few seconds. A system with no critical contention pays nothing
+ * here. The detector takes hook events only while it knows the hooks are
+ * armed (sp_detect_watched is false otherwise), so that an acquire it
+ * records always has its release reported.
+ *
+ * Every hook runs at a function's entry (a kretprobe's entry handler
+ * too), where regs_get_kernel_argument(regs, 0) is the lock on x86-64 and
+ * arm64 alike.
  */
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/ptrace.h>
 
-#include "sp_kmod.h"
+#include "sp_kmod_detect.h"
+#include "sp_kmod_readers.h"
 
 struct sp_rd_data {
 	unsigned long key;
@@ -34,9 +42,9 @@ struct sp_rd_data {
 
 static int sp_rd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	unsigned long key = regs->di;  /* first argument, x86-64 */
+	unsigned long key = regs_get_kernel_argument(regs, 0);
 
-	if (!READ_ONCE(sp_readers_on) || !sp_detect_watched(key))
+	if (!sp_detect_watched(key))
 		return 1;  /* no return hook for this call */
 	((struct sp_rd_data *)ri->data)->key = key;
 	return 0;
@@ -93,9 +101,9 @@ static int sp_wr_ret_one_ok(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 static int sp_hook_at_entry(struct pt_regs *regs, enum sp_reader_op op)
 {
-	unsigned long key = regs->di;
+	unsigned long key = regs_get_kernel_argument(regs, 0);
 
-	if (READ_ONCE(sp_readers_on) && sp_detect_watched(key))
+	if (sp_detect_watched(key))
 		sp_detect_reader_event(key, op);
 	return 0;
 }
@@ -146,7 +154,7 @@ static struct kprobe sp_kps[] = {
 static bool sp_krp_on[ARRAY_SIZE(sp_krps)];
 static bool sp_kp_on[ARRAY_SIZE(sp_kps)];
 
-/* Serialises arming (actuator thread) against registration and exit. */
+/* Serialises arming (worker thread) against registration and exit. */
 static DEFINE_MUTEX(sp_rd_mutex);
 static bool sp_rd_registered, sp_rd_armed;
 static u64 sp_rd_arms;
@@ -166,7 +174,7 @@ static void sp_readers_set_locked(bool on)
 		sp_rd_arms++;
 }
 
-/* Sleeps (kprobe_mutex, text patching): actuator thread only. */
+/* Sleeps (kprobe_mutex, text patching): worker thread only. */
 void sp_readers_arm(bool on)
 {
 	mutex_lock(&sp_rd_mutex);
