@@ -62,6 +62,9 @@ ln -s busybox "$WORK/root/bin/sh"
 cp "$WORK/kbuild/superpass.ko" "$WORK/root/"
 cp "$HERE/guest-init.sh" "$WORK/root/init"
 chmod +x "$WORK/root/init"
+# The guest tells from the kernel's config which checks mean something
+# (lockdep); Debian's kernel has no /proc/config.gz.
+[ -r "/boot/config-$KVER" ] && cp "/boot/config-$KVER" "$WORK/root/kconfig"
 (cd "$WORK/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$WORK/initramfs.cpio.gz"
 
 # TCG by default: it works everywhere. KVM is opt-in (SP_QEMU_KVM=1) because a
@@ -82,6 +85,9 @@ tr -d '\r' <"$WORK/console.log" >"$WORK/console.txt"
 grep -E "^SPT" "$WORK/console.txt" >"$WORK/spt.txt" || true
 [ $rc -ne 124 ] && [ $rc -ne 137 ] || { tail -40 "$WORK/console.txt"; die "guest timed out after ${TIMEOUT}s"; }
 grep -q "^SPT_DONE" "$WORK/spt.txt" || { tail -60 "$WORK/console.txt"; die "guest did not finish (qemu rc $rc)"; }
+
+# Every field of struct sp_stats, from the one list (X(name, kind, help)).
+SP_STAT_NAMES=$(sed -n 's/^[[:space:]]*X(\([a-z_0-9]*\),.*/\1/p' "$ROOT/include/superpass/stats.h")
 
 fails=0
 want() { # a check that must be reported PASS
@@ -125,6 +131,19 @@ for sc in inode mmap fpos; do
 	else
 		echo "FAIL ${sc}_granted_right_tids (holder boosts $nboost, wrong:$wrong)"; fails=$((fails + 1))
 	fi
+	# /proc/superpass/stats has every core statistic (include/superpass/stats.h
+	# lists them once), and the module never sent the core a malformed event.
+	missing=""
+	for k in $SP_STAT_NAMES; do
+		grep -qE "^SPT $sc module SPW_STATS $k [0-9]+$" "$WORK/spt.txt" || missing="$missing $k"
+	done
+	if [ -n "$SP_STAT_NAMES" ] && [ -z "$missing" ]; then
+		echo "ok   ${sc}_stats_complete ($(echo $SP_STAT_NAMES | wc -w) core statistics)"
+	else
+		echo "FAIL ${sc}_stats_complete (missing:${missing:- the list in stats.h})"; fails=$((fails + 1))
+	fi
+	bad=$(fig module _STATS bad_events)
+	if [ "${bad:-x}" = 0 ]; then echo "ok   ${sc}_no_bad_events"; else echo "FAIL ${sc}_no_bad_events (${bad:-missing})"; fails=$((fails + 1)); fi
 done
 if grep -qE "SPW_CHECK .* FAIL|^SPT_CHECK .* FAIL" "$WORK/spt.txt"; then
 	grep -E "SPW_CHECK .* FAIL|^SPT_CHECK .* FAIL" "$WORK/spt.txt"
@@ -152,8 +171,10 @@ for sc in inode mmap fpos; do
 		done
 	done
 	for k in blockings blocking_p50_ns blocking_p99_ns blocking_p999_ns grants expiries \
-		throttles grants_refused detect_refreshes reader_hook_arms detect_lock_expiries reader_overflows detect_reader_events detect_reader_hints \
-		act_boosts act_restores; do
+		throttles ends_throttle grants_refused owner_updates deadlocks stale_events bad_events \
+		acquires releases detect_blocks detect_rereports detect_no_owner reader_hook_arms \
+		detect_lock_expiries reader_overflows detect_reader_events detect_reader_hints \
+		act_boosts act_restores worker_ticks queue_pushes queue_dups; do
 		printf "%s module stats %s %s\n" $sc $k "$(sed -n "s/^SPT $sc module SPW_STATS $k //p" "$WORK/spt.txt" | head -1)"
 	done
 done
@@ -162,6 +183,7 @@ for k in micro_fault_ns micro_write_ns; do
 	m=$(sed -n "s/^SPT micro loaded SPW $k //p" "$WORK/spt.txt" | head -1)
 	echo "probe cost, no contention: $k without module ${b:-?}, loaded (nothing marked) ${m:-?}"
 done
+sed -n 's/^SPT note /note: /p' "$WORK/spt.txt"
 echo "console log: $WORK/console.txt"
 [ $fails -eq 0 ] || die "$fails check(s) failed"
 echo "PASS"
