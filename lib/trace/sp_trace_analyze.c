@@ -67,6 +67,13 @@ struct wait_rec {
 	uint32_t waker;    /* thread id or NO_ID */
 };
 
+/* A futex wake on the word a selected thread waits on: @id released it. */
+struct rel {
+	uint64_t ts;
+	uint32_t id;
+};
+#define MAX_RELS 32
+
 struct open_wait {
 	bool open;
 	bool is_wait;      /* a futex op that waits */
@@ -78,6 +85,8 @@ struct open_wait {
 	uint32_t op;
 	uint32_t waker;
 	bool waker_from_waking;
+	uint32_t nr_rels;   /* releases of the word seen during the wait */
+	struct rel rels[MAX_RELS];
 };
 
 struct thr {
@@ -664,11 +673,40 @@ static uint32_t kind_of(uint32_t f)
 	return SP_TWK_OTHER;
 }
 
+/* One stretch [s, e) of a wait of @t, with @who (NO_ID: none) holding the lock. */
+static void add_segment(struct sp_trace_analysis *a, struct thr *t, struct res *r, uint64_t s,
+			uint64_t e, uint32_t who)
+{
+	struct sp_trace_segment sg;
+
+	memset(&sg, 0, sizeof(sg));
+	sg.start_ns = s;
+	sg.end_ns = e;
+	sg.blocker_id = who;
+	sg.blocker_tid = who == NO_ID ? 0 : a->thr.v[who]->pub.tid;
+	if (who != NO_ID) {
+		struct sp_trace_blocker *b = blocker_of(r, who);
+		struct sp_trace_split sp;
+
+		split(a, a->thr.v[who], s, e, &sp, b);
+		sg.split = sp;
+		if (b) {
+			b->blocking_ns += e - s;
+			for (int k = 0; k < SP_TST_NR; k++)
+				b->split.ns[k] += sp.ns[k];
+		}
+		r->pub.attributed_ns += e - s;
+		r->pub.runnable_ns += sp.ns[SP_TST_RUNNABLE];
+		sg.chain_len = chain(a, t->id, who, s, e, sg.chain, a->o.max_chain);
+	}
+	if (VEC_PUSH(t->segs, sg))
+		t->ep.lost = true; /* out of memory: the episode lacks a segment */
+}
+
 /* A wait of @t ended at @ts. */
 static void end_wait(struct sp_trace_analysis *a, struct thr *t, struct open_wait *w, uint64_t ts,
 		     bool timed_out)
 {
-	struct sp_trace_segment sg;
 	struct res *r;
 
 	w->open = false;
@@ -687,27 +725,9 @@ static void end_wait(struct sp_trace_analysis *a, struct thr *t, struct open_wai
 		flush_episode(a, t);
 		return;
 	}
-	memset(&sg, 0, sizeof(sg));
-	sg.start_ns = w->start;
-	sg.end_ns = ts;
-	sg.blocker_id = w->waker;
-	sg.blocker_tid = w->waker == NO_ID ? 0 : a->thr.v[w->waker]->pub.tid;
 	r = result_of(a, t);
-	if (w->waker != NO_ID && r) {
-		struct sp_trace_blocker *b = blocker_of(r, w->waker);
-		struct sp_trace_split sp;
-
-		split(a, a->thr.v[w->waker], w->start, ts, &sp, b);
-		sg.split = sp;
-		if (b) {
-			b->blocking_ns += ts - w->start;
-			for (int k = 0; k < SP_TST_NR; k++)
-				b->split.ns[k] += sp.ns[k];
-		}
-		r->pub.attributed_ns += ts - w->start;
-		r->pub.runnable_ns += sp.ns[SP_TST_RUNNABLE];
-		sg.chain_len = chain(a, t->id, w->waker, w->start, ts, sg.chain, a->o.max_chain);
-	}
+	if (!r)
+		return;
 	if (t->ep_open && (t->ep.lock != w->lock || t->ep.kind != w->kind ||
 			   w->start > t->ep.end_ns + a->o.merge_ns))
 		flush_episode(a, t);
@@ -721,9 +741,27 @@ static void end_wait(struct sp_trace_analysis *a, struct thr *t, struct open_wai
 	}
 	t->ep.end_ns = ts;
 	t->ep.lost |= w->lost;
-	if (VEC_PUSH(t->segs, sg))
-		t->ep.lost = true; /* out of memory: the episode lacks a segment */
+	/* The wait in stretches with one holder each: up to each release of
+	 * the word, the thread that released it; after the last, the waker.
+	 * Neighbouring stretches of one holder are one. */
+	{
+		uint64_t from = w->start;
+		uint32_t who = w->nr_rels ? w->rels[0].id : w->waker;
+
+		for (uint32_t k = 1; k <= w->nr_rels; k++) {
+			uint32_t next = k < w->nr_rels ? w->rels[k].id : w->waker;
+			uint64_t at = w->rels[k - 1].ts;
+
+			if (next == who)
+				continue;
+			add_segment(a, t, r, from, at > from ? at : from, who);
+			from = at > from ? at : from;
+			who = next;
+		}
+		add_segment(a, t, r, from, ts > from ? ts : from, who);
+	}
 }
+
 
 static bool futex_waits(uint32_t op)
 {
@@ -736,6 +774,39 @@ static bool futex_waits(uint32_t op)
 		return true;
 	default:
 		return false;
+	}
+}
+
+static bool futex_wakes(uint32_t op)
+{
+	switch (op & 0x7f) {
+	case 1:  /* FUTEX_WAKE */
+	case 4:  /* FUTEX_CMP_REQUEUE */
+	case 5:  /* FUTEX_WAKE_OP */
+	case 7:  /* FUTEX_UNLOCK_PI */
+	case 10: /* FUTEX_WAKE_BITSET */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* @rel released the futex word @uaddr: a stretch of every selected
+ * thread's wait on it ends with @rel as its holder. */
+static void note_release(struct sp_trace_analysis *a, struct thr *rel, uint64_t uaddr, uint64_t ts)
+{
+	for (size_t i = 0; i < a->crit_ids.n; i++) {
+		struct open_wait *w = &a->thr.v[a->crit_ids.v[i]]->fx;
+
+		if (!w->open || !w->is_wait || w->lock != uaddr || a->crit_ids.v[i] == rel->id)
+			continue;
+		if (w->nr_rels && w->rels[w->nr_rels - 1].id == rel->id) {
+			w->rels[w->nr_rels - 1].ts = ts;
+		} else if (w->nr_rels < MAX_RELS) {
+			w->rels[w->nr_rels++] = (struct rel){ ts, rel->id };
+		} else {
+			w->rels[MAX_RELS - 1] = (struct rel){ ts, rel->id };
+		}
 	}
 }
 
@@ -880,6 +951,8 @@ int sp_trace_analysis_feed(void *analysis, const struct sp_trace_event *ev)
 					      .waker = NO_ID };
 		if (cur->fx.is_wait)
 			is_critical(a, cur);
+		else if (futex_wakes(ev->u.futex.op))
+			note_release(a, cur, ev->u.futex.uaddr, ev->ts_ns);
 		break;
 	case SP_TR_FUTEX_EXIT:
 		if (!cur)
