@@ -12,6 +12,8 @@ packages=(
 	linux-headers-amd64 kmod                  # kernel module build
 	qemu-system-x86 linux-image-amd64         # kernel module end-to-end test
 	busybox-static cpio
+	libtracecmd-dev libtraceevent-dev libtracefs-dev  # superpass::trace, record
+	libjson-c-dev zlib1g-dev trace-cmd        # analyze output, gzip traces, fixtures
 )
 
 as_root=()

@@ -68,7 +68,7 @@ void sp_trace_diag_print(FILE *f, const char *path, const struct sp_trace_diag *
 		fprintf(f, "%s%s)\n", d->first_what[r][0] ? ": " : "", d->first_what[r]);
 	}
 	if (d->lost_events)
-		fprintf(f, "%s: the kernel lost %llu events; waits across them are dropped\n", path,
+		fprintf(f, "%s: the kernel lost %llu events; episodes across them are marked lost\n", path,
 			(unsigned long long)d->lost_events);
 	if (d->overwritten)
 		fprintf(f, "%s: the ring buffer overwrote its oldest %llu events before it was read "
@@ -83,6 +83,8 @@ int sp_trace_sink_put(struct sp_trace_sink *s, struct sp_trace_event *ev, uint64
 	if (ev->type == SP_TR_LOST) {
 		sp_trace_diag_note(s->d, SP_TRSK_LOST, line, NULL);
 		s->d->lost_events += ev->u.lost.count;
+		if (!ev->ts_ns) /* a text marker has no time: it is where it is */
+			ev->ts_ns = s->last_ts;
 	}
 	if (ev->ts_ns < s->last_ts) {
 		sp_trace_diag_note(s->d, SP_TRSK_OUT_OF_ORDER, line, "kept at the previous time");
@@ -195,6 +197,9 @@ static int64_t read_src(struct src *src, sp_trace_event_fn fn, void *ctx, struct
 			}
 			if (skipping) {
 				skipping = false;
+			} else if (len > SP_TRACE_LINE_MAX) {
+				d->lines++;
+				sp_trace_diag_note(d, SP_TRSK_TOO_LONG, d->lines, NULL);
 			} else {
 				d->lines++;
 				rc = sp_trace_parse_line(p, len, &ev, &why);

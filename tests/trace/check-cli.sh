@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# ctest trace_cli: `superpass analyze` exit codes and messages on good and
+# bad input. usage: check-cli.sh SUPERPASS FIXTURES
+set -u
+sp=$1 fx=$2
+tmp=${TMPDIR:-/tmp}/trace-cli.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+expect() { # CODE PATTERN(stderr+stdout) CMD...
+	code=$1 pat=$2
+	shift 2
+	"$@" > "$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" != "$code" ] || ! grep -q -- "$pat" "$tmp/out"; then
+		echo "FAIL: $* -> exit $rc (want $code), output:"
+		sed 's/^/    /' "$tmp/out"
+		fail=1
+	else
+		echo "ok: $* -> $rc"
+	fi
+}
+expect 0 "waiter (tid" "$sp" analyze "$fx/lockpair-record.trace.gz" --critical waiter \
+	--json "$tmp/a.json" --chrome "$tmp/a.chrome.json" --svg "$tmp/a.svg"
+[ -s "$tmp/a.json" ] && [ -s "$tmp/a.chrome.json" ] && [ -s "$tmp/a.svg" ] || { echo "FAIL: outputs"; fail=1; }
+expect 0 "waiter (tid" "$sp" analyze "$fx/lockpair.dat.gz" --critical waiter
+: > "$tmp/empty"
+expect 2 "no event to analyse" "$sp" analyze "$tmp/empty"
+expect 2 "No such file" "$sp" analyze "$tmp/missing"
+head -c 20000 "$sp" > "$tmp/binary"
+expect 2 "binary data" "$sp" analyze "$tmp/binary"
+printf 'garbage line\n  x-1 [000] ..... 1.0: sched_waking: comm=a\n' > "$tmp/bad.txt"
+expect 2 "line 2" "$sp" analyze "$tmp/bad.txt"
+expect 2 "bad --tid" "$sp" analyze "$tmp/bad.txt" --tid abc
+expect 2 "which trace" "$sp" analyze
+expect 0 "usage: superpass analyze" "$sp" analyze --help
+expect 2 "give a command" "$sp" record
+exit $fail

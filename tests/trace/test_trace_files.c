@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The readers on traces recorded on a real kernel (fixtures/, see
+ * make-fixtures.sh), checked against what the traced program measured
+ * itself; the JSON and Chrome outputs parsed back; damaged files.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+#include <zlib.h>
+
+#include <superpass/trace.h>
+
+static char *fixture(const char *name)
+{
+	const char *dir = getenv("SP_TRACE_FIXTURES");
+	char *p;
+
+	assert_non_null(dir);
+	assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
+	return p;
+}
+
+static char *tmpfile_path(const char *name)
+{
+	const char *dir = getenv("TMPDIR");
+	char *p;
+
+	assert_true(asprintf(&p, "%s/%s.%d", dir ? dir : "/tmp", name, (int)getpid()) > 0);
+	return p;
+}
+
+static struct sp_trace_analysis *analyse(const char *path, struct sp_trace_diag *d, int64_t *n)
+{
+	static const char *const comms[] = { "waiter", NULL };
+	struct sp_trace_analysis *a;
+	struct sp_trace_opts o;
+
+	sp_trace_opts_default(&o);
+	o.critical_comms = comms;
+	assert_int_equal(sp_trace_analysis_create(&o, &a), 0);
+	sp_trace_diag_init(d);
+	*n = sp_trace_read_file(path, sp_trace_analysis_feed, a, d);
+	sp_trace_analysis_finish(a);
+	return a;
+}
+
+/* What lockpair printed: "blocking waiter t0=NS t1=NS" per blocking. */
+static size_t program_blockings(const char *name, uint64_t *t0, uint64_t *t1, size_t cap)
+{
+	char *p = fixture(name), line[256];
+	FILE *f = fopen(p, "r");
+	size_t n = 0;
+
+	assert_non_null(f);
+	while (n < cap && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+
+		if (sscanf(line, "blocking waiter t0=%llu t1=%llu", &a, &b) == 2) {
+			t0[n] = a;
+			t1[n++] = b;
+		}
+	}
+	fclose(f);
+	free(p);
+	return n;
+}
+
+/* Every blocking the program measured is one episode within 5 % (or 20 us)
+ * of its duration, and its blockers are the other two threads. */
+static void check_against_program(const char *trace, const char *blockings)
+{
+	uint64_t t0[64], t1[64];
+	size_t np = program_blockings(blockings, t0, t1, 64), ne;
+	char *path = fixture(trace);
+	struct sp_trace_diag d;
+	int64_t n;
+	struct sp_trace_analysis *a = analyse(path, &d, &n);
+	const struct sp_trace_result *r;
+
+	assert_true(n > 0);
+	assert_true(np > 0);
+	assert_int_equal(sp_trace_nr_results(a), 1);
+	r = sp_trace_result_get(a, 0);
+	assert_string_equal(sp_trace_thread_get(a, r->thread_id)->comm, "waiter");
+	assert_int_equal(r->blockings, np);
+	ne = sp_trace_nr_episodes(a);
+	for (size_t i = 0; i < np; i++) {
+		uint64_t want = t1[i] - t0[i];
+		bool found = false;
+
+		for (size_t k = 0; k < ne && !found; k++) {
+			const struct sp_trace_episode *e = sp_trace_episode_get(a, k);
+			uint64_t got = e->end_ns - e->start_ns, diff = got > want ? got - want : want - got;
+
+			if (e->start_ns + 1000 < t0[i] || e->end_ns > t1[i] + 1000)
+				continue;
+			found = true;
+			if (diff > want / 20 && diff > 20000)
+				fail_msg("%s: blocking %zu: program %llu ns, trace %llu ns", trace, i,
+					 (unsigned long long)want, (unsigned long long)got);
+			for (uint32_t s = 0; s < e->nr_segments; s++) {
+				const char *c;
+
+				if (!e->segments[s].blocker_tid)
+					continue;
+				c = sp_trace_thread_get(a, e->segments[s].blocker_id)->comm;
+				if (strcmp(c, "holder-a") && strcmp(c, "holder-b"))
+					fail_msg("%s: blocker %s", trace, c);
+			}
+		}
+		if (!found)
+			fail_msg("%s: no episode inside the program's blocking %zu", trace, i);
+	}
+	assert_true(r->nr_blockers >= 1 && r->nr_blockers <= 2);
+	sp_trace_analysis_destroy(a);
+	free(path);
+}
+
+static void test_record_text(void **state)
+{
+	(void)state;
+	check_against_program("lockpair-record.trace.gz", "lockpair-record.blockings");
+}
+
+static void test_dat(void **state)
+{
+	(void)state;
+	check_against_program("lockpair.dat.gz", "lockpair-dat.blockings");
+}
+
+/* trace-cmd report of the same .dat, with and without -l: the same
+ * episodes to the microsecond the text keeps. */
+static void test_report_matches_dat(void **state)
+{
+	static const char *const names[] = { "lockpair.dat.gz", "lockpair-report.txt.gz",
+					     "lockpair-report-l.txt.gz" };
+	struct sp_trace_analysis *a[3];
+	struct sp_trace_diag d;
+	int64_t n;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		char *p = fixture(names[i]);
+
+		a[i] = analyse(p, &d, &n);
+		assert_true(n > 0);
+		assert_int_equal(d.skipped[SP_TRSK_UNPARSABLE], 0);
+		assert_int_equal(d.skipped[SP_TRSK_MISSING_FIELD], 0);
+		assert_int_equal(d.skipped[SP_TRSK_BAD_VALUE], 0);
+		free(p);
+	}
+	for (int i = 1; i < 3; i++) {
+		assert_int_equal(sp_trace_nr_episodes(a[i]), sp_trace_nr_episodes(a[0]));
+		for (size_t k = 0; k < sp_trace_nr_episodes(a[0]); k++) {
+			const struct sp_trace_episode *x = sp_trace_episode_get(a[0], k);
+			const struct sp_trace_episode *y = sp_trace_episode_get(a[i], k);
+
+			/* the text keeps microseconds */
+			assert_true(x->start_ns - y->start_ns + 1000 <= 2000);
+			assert_true(x->end_ns - y->end_ns + 1000 <= 2000);
+			assert_int_equal(x->nr_segments, y->nr_segments);
+			assert_int_equal(x->segments[0].blocker_tid, y->segments[0].blocker_tid);
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		sp_trace_analysis_destroy(a[i]);
+}
+
+static void test_json_chrome_svg(void **state)
+{
+	char *path = fixture("lockpair-record.trace.gz"), *js = tmpfile_path("a.json");
+	char *ch = tmpfile_path("a.chrome.json"), *svg = tmpfile_path("a.svg");
+	struct sp_trace_diag d;
+	int64_t n;
+	struct sp_trace_analysis *a = analyse(path, &d, &n);
+	json_object *root, *threads, *t, *bl, *v;
+	int64_t prev = INT64_MAX;
+	double share;
+
+	(void)state;
+	assert_int_equal(sp_trace_write_json(a, &d, js, 3), 0);
+	root = json_object_from_file(js);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, "threads", &threads));
+	assert_int_equal(json_object_array_length(threads), 1);
+	t = json_object_array_get_idx(threads, 0);
+	for (const char *const *k = (const char *const[]){ "tid", "comm", "blockings", "p50_ns",
+							   "p99_ns", "p999_ns", "max_ns",
+							   "runnable_share", "blockers", NULL };
+	     *k; k++)
+		if (!json_object_object_get_ex(t, *k, &v))
+			fail_msg("no %s", *k);
+	json_object_object_get_ex(t, "runnable_share", &v);
+	share = json_object_get_double(v);
+	assert_true(share >= 0.0 && share <= 1.0);
+	json_object_object_get_ex(t, "blockers", &bl);
+	assert_true(json_object_array_length(bl) >= 1);
+	for (size_t i = 0; i < json_object_array_length(bl); i++) {
+		json_object *b = json_object_array_get_idx(bl, i);
+
+		for (const char *const *k = (const char *const[]){ "tid", "comm", "episodes",
+								   "blocking_ns", "running_ns",
+								   "runnable_ns", "sleeping_ns",
+								   "blocked_ns", NULL };
+		     *k; k++)
+			if (!json_object_object_get_ex(b, *k, &v))
+				fail_msg("blocker without %s", *k);
+		json_object_object_get_ex(b, "blocking_ns", &v);
+		assert_true(json_object_get_int64(v) <= prev); /* largest first */
+		prev = json_object_get_int64(v);
+	}
+	json_object_put(root);
+	assert_int_equal(sp_trace_write_chrome(a, ch), 0);
+	root = json_object_from_file(ch);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, "traceEvents", &v));
+	assert_true(json_object_array_length(v) > 10);
+	json_object_put(root);
+	assert_int_equal(sp_trace_write_svg(a, svg), 0);
+	assert_int_equal(access(svg, R_OK), 0);
+	unlink(js);
+	unlink(ch);
+	unlink(svg);
+	free(js);
+	free(ch);
+	free(svg);
+	free(path);
+	sp_trace_analysis_destroy(a);
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	fclose(f);
+}
+
+/* Damaged and foreign files: no crash, a count, an error code. */
+static void test_bad_files(void **state)
+{
+	char *p = tmpfile_path("bad"), *gz = fixture("lockpair-record.trace.gz");
+	char *dat = fixture("lockpair.dat.gz"), buf[1 << 16];
+	unsigned char bin[4096];
+	struct sp_trace_diag d;
+	struct sp_trace_analysis *a;
+	uint64_t x = 12345;
+	int64_t n;
+	FILE *f;
+	size_t len;
+	gzFile z;
+
+	(void)state;
+	a = analyse("/nonexistent/trace", &d, &n);
+	assert_true(n < 0);
+	sp_trace_analysis_destroy(a);
+
+	write_file(p, "", 0); /* empty */
+	a = analyse(p, &d, &n);
+	assert_int_equal(n, 0);
+	assert_int_equal(d.events, 0);
+	sp_trace_analysis_destroy(a);
+
+	for (size_t i = 0; i < sizeof(bin); i++) { /* random bytes */
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		bin[i] = (unsigned char)x;
+	}
+	write_file(p, bin, sizeof(bin));
+	a = analyse(p, &d, &n);
+	assert_int_equal(d.events, 0);
+	assert_true(d.skipped[SP_TRSK_BINARY] > 0);
+	sp_trace_analysis_destroy(a);
+
+	/* a gzip cut in half: what precedes the cut is read */
+	f = fopen(gz, "r");
+	assert_non_null(f);
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	write_file(p, buf, len / 2);
+	a = analyse(p, &d, &n);
+	assert_true(d.events > 0);
+	assert_true(d.truncated);
+	sp_trace_analysis_destroy(a);
+
+	/* a .dat cut short: libtracecmd refuses it or reads what is there */
+	z = gzopen(dat, "rb");
+	assert_non_null(z);
+	len = (size_t)gzread(z, buf, sizeof(buf));
+	gzclose(z);
+	write_file(p, buf, len);
+	a = analyse(p, &d, &n);
+	assert_true(n <= 0 || d.events > 0);
+	sp_trace_analysis_destroy(a);
+	/* its header and nothing else */
+	write_file(p, buf, 64);
+	a = analyse(p, &d, &n);
+	assert_true(n < 0);
+	sp_trace_analysis_destroy(a);
+
+	unlink(p);
+	free(p);
+	free(gz);
+	free(dat);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_text), cmocka_unit_test(test_dat),
+		cmocka_unit_test(test_report_matches_dat), cmocka_unit_test(test_json_chrome_svg),
+		cmocka_unit_test(test_bad_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
