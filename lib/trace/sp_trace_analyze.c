@@ -999,6 +999,13 @@ int sp_trace_analysis_feed(void *analysis, const struct sp_trace_event *ev)
 	return 0;
 }
 
+/* qsort, which may not be given a NULL array even when empty */
+static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (v && n > 1)
+		qsort(v, n, size, cmp);
+}
+
 static int cmp_blocker(const void *x, const void *y)
 {
 	const struct sp_trace_blocker *a = x, *b = y;
@@ -1047,10 +1054,10 @@ int sp_trace_analysis_finish(struct sp_trace_analysis *a)
 	for (size_t i = 0; i < a->res.n; i++) {
 		struct res *r = a->res.v[i];
 
-		qsort(r->blockers.v, r->blockers.n, sizeof(*r->blockers.v), cmp_blocker);
-		qsort(r->locks.v, r->locks.n, sizeof(*r->locks.v), cmp_lock);
+		sort(r->blockers.v, r->blockers.n, sizeof(*r->blockers.v), cmp_blocker);
+		sort(r->locks.v, r->locks.n, sizeof(*r->locks.v), cmp_lock);
 		for (size_t k = 0; k < r->blockers.n; k++)
-			qsort(r->blockers.v[k].preemptors, r->blockers.v[k].nr_preemptors,
+			sort(r->blockers.v[k].preemptors, r->blockers.v[k].nr_preemptors,
 			      sizeof(struct sp_trace_preemptor), cmp_pre);
 		r->pub.nr_blockers = (uint32_t)r->blockers.n;
 		r->pub.blockers = r->blockers.v;
@@ -1058,7 +1065,7 @@ int sp_trace_analysis_finish(struct sp_trace_analysis *a)
 		r->pub.locks = r->locks.v;
 	}
 	/* thread_id -> result index stays in t->result; reorder a copy */
-	qsort(a->res.v, a->res.n, sizeof(*a->res.v), cmp_res);
+	sort(a->res.v, a->res.n, sizeof(*a->res.v), cmp_res);
 	for (size_t i = 0; i < a->res.n; i++)
 		a->thr.v[a->res.v[i]->pub.thread_id]->result = (int32_t)i;
 	a->finished = true;

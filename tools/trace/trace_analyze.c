@@ -27,6 +27,8 @@ static void usage(FILE *f)
 		"      --json FILE      figures as JSON (schema superpass-analyze/1; - for stdout)\n"
 		"      --chrome FILE    Chrome trace-event JSON for ui.perfetto.dev\n"
 		"      --svg FILE       the blocking CDF and the blockers' split as a picture\n"
+		"      --csv FILE       one line per episode: tid,comm,start_ns,duration_ns,kind,\n"
+		"                       lock,blockers (tid:ns;...), lost\n"
 		"      --worst N        longest episodes shown in detail (default 5)\n"
 		"      --merge-us N     futex waits on one word closer than this are one\n"
 		"                       acquisition (default 50)\n"
@@ -43,16 +45,18 @@ static void usage(FILE *f)
 static int split_list(const char *arg, char ***out, size_t *n)
 {
 	char *copy = strdup(arg), *save = NULL, *tok;
-	char **v = NULL;
+	char **v = *out; /* a repeated option adds to the list */
 
-	*n = 0;
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char **nv = realloc(v, (*n + 2) * sizeof(*v));
 
-		if (!nv)
+		if (!nv) {
+			free(copy);
+			*out = v;
 			return -ENOMEM;
+		}
 		v = nv;
 		v[(*n)++] = strdup(tok);
 		v[*n] = NULL;
@@ -77,15 +81,43 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out, const char *wha
 	return 0;
 }
 
+static int write_csv(const struct sp_trace_analysis *a, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	fprintf(f, "tid,comm,start_ns,duration_ns,kind,lock,blockers,lost\n");
+	for (size_t i = 0; i < sp_trace_nr_episodes(a); i++) {
+		const struct sp_trace_episode *e = sp_trace_episode_get(a, i);
+		const struct sp_trace_thread *t = sp_trace_thread_get(a, e->waiter_id);
+
+		fprintf(f, "%d,%s,%llu,%llu,%s,0x%llx,", t->tid, t->comm,
+			(unsigned long long)e->start_ns, (unsigned long long)(e->end_ns - e->start_ns),
+			sp_trace_wait_kind_name(e->kind), (unsigned long long)e->lock);
+		for (uint32_t s = 0; s < e->nr_segments; s++)
+			fprintf(f, "%s%d:%llu", s ? ";" : "", e->segments[s].blocker_tid,
+				(unsigned long long)(e->segments[s].end_ns - e->segments[s].start_ns));
+		fprintf(f, ",%d\n", e->lost);
+	}
+	if (ferror(f))
+		rc = -EIO;
+	if (f != stdout && fclose(f))
+		rc = -EIO;
+	return rc;
+}
+
 int trace_analyze_main(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_CHROME, O_SVG, O_WORST, O_MERGE, O_MIN, O_SPIN, O_WINDOW };
+	enum { O_JSON = 256, O_CHROME, O_SVG, O_CSV, O_WORST, O_MERGE, O_MIN, O_SPIN, O_WINDOW };
 	static const struct option lo[] = {
 		{ "critical", required_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "json", required_argument, NULL, O_JSON },
 		{ "chrome", required_argument, NULL, O_CHROME },
 		{ "svg", required_argument, NULL, O_SVG },
+		{ "csv", required_argument, NULL, O_CSV },
 		{ "worst", required_argument, NULL, O_WORST },
 		{ "merge-us", required_argument, NULL, O_MERGE },
 		{ "min-us", required_argument, NULL, O_MIN },
@@ -95,12 +127,12 @@ int trace_analyze_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *json = NULL, *chrome = NULL, *svg = NULL, *path;
+	const char *json = NULL, *chrome = NULL, *svg = NULL, *csv = NULL, *path;
 	char **comms = NULL, **tid_s = NULL;
 	size_t ncomms = 0, ntids = 0;
 	int32_t *tids = NULL;
 	struct sp_trace_opts o;
-	struct sp_trace_analysis *a;
+	struct sp_trace_analysis *a = NULL;
 	struct sp_trace_diag d;
 	uint64_t v, worst = 5;
 	bool quiet = false;
@@ -113,53 +145,55 @@ int trace_analyze_main(int argc, char **argv)
 		switch (c) {
 		case 'c':
 			if (split_list(optarg, &comms, &ncomms))
-				return 1;
+				{ rc = 1; goto out; }
 			break;
 		case 't':
 			if (split_list(optarg, &tid_s, &ntids))
-				return 1;
+				{ rc = 1; goto out; }
+			free(tids);
 			tids = calloc(ntids ? ntids : 1, sizeof(*tids));
 			if (!tids)
-				return 1;
+				{ rc = 1; goto out; }
 			for (size_t i = 0; i < ntids; i++) {
 				if (parse_u64(tid_s[i], INT32_MAX, &v, "--tid") || !v)
-					return 2;
+					{ rc = 2; goto out; }
 				tids[i] = (int32_t)v;
 			}
 			break;
 		case O_JSON: json = optarg; break;
 		case O_CHROME: chrome = optarg; break;
 		case O_SVG: svg = optarg; break;
+		case O_CSV: csv = optarg; break;
 		case O_WORST:
 			if (parse_u64(optarg, 1000, &worst, "--worst"))
-				return 2;
+				{ rc = 2; goto out; }
 			break;
 		case O_MERGE:
 			if (parse_u64(optarg, 10000000, &v, "--merge-us"))
-				return 2;
+				{ rc = 2; goto out; }
 			o.merge_ns = v * 1000;
 			break;
 		case O_MIN:
 			if (parse_u64(optarg, 100000000, &v, "--min-us"))
-				return 2;
+				{ rc = 2; goto out; }
 			o.min_ns = v * 1000;
 			break;
 		case O_SPIN: o.spin = true; break;
 		case O_WINDOW:
 			if (parse_u64(optarg, 100000, &v, "--window-s") || !v)
-				return 2;
+				{ rc = 2; goto out; }
 			o.window_ns = v * 1000000000ull;
 			break;
 		case 'q': quiet = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': usage(stdout); goto out;
+		default: usage(stderr); { rc = 2; goto out; }
 		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "superpass analyze: %s\n",
 			optind >= argc ? "which trace? (a file, or - for stdin)" : "one trace at a time");
 		usage(stderr);
-		return 2;
+		{ rc = 2; goto out; }
 	}
 	path = argv[optind];
 	o.critical_comms = (const char *const *)comms;
@@ -167,7 +201,8 @@ int trace_analyze_main(int argc, char **argv)
 	o.nr_critical_tids = ntids;
 	if (sp_trace_analysis_create(&o, &a)) {
 		fprintf(stderr, "superpass analyze: out of memory\n");
-		return 1;
+		rc = 1;
+		goto out;
 	}
 	sp_trace_diag_init(&d);
 	n = sp_trace_read_file(path, sp_trace_analysis_feed, a, &d);
@@ -204,6 +239,10 @@ int trace_analyze_main(int argc, char **argv)
 	}
 	if (svg && (c = sp_trace_write_svg(a, svg)) < 0) {
 		fprintf(stderr, "superpass analyze: %s: %s\n", svg, strerror(-c));
+		rc = 1;
+	}
+	if (csv && (c = write_csv(a, csv)) < 0) {
+		fprintf(stderr, "superpass analyze: %s: %s\n", csv, strerror(-c));
 		rc = 1;
 	}
 out:
