@@ -215,7 +215,8 @@ struct sp_trace_opts {
 	size_t nr_critical_tids;
 	/* Neither given: every thread that waits is analysed. */
 	bool spin;                /* also spinlock contention (default off) */
-	uint64_t merge_ns;        /* futex waits of one acquisition closer than this merge (50 us) */
+	uint64_t merge_ns;        /* waits on one word between which the thread ran or slept
+				   no more than this are one acquisition (50 us) */
 	uint64_t min_ns;          /* episodes shorter than this are not recorded (0) */
 	uint64_t window_ns;       /* history kept behind the oldest open wait (10 s) */
 	uint32_t max_chain;       /* chain depth (8, 1..16) */

@@ -728,9 +728,18 @@ static void end_wait(struct sp_trace_analysis *a, struct thr *t, struct open_wai
 	r = result_of(a, t);
 	if (!r)
 		return;
-	if (t->ep_open && (t->ep.lock != w->lock || t->ep.kind != w->kind ||
-			   w->start > t->ep.end_ns + a->o.merge_ns))
-		flush_episode(a, t);
+	/* Another wait on the same word is the same acquisition when the
+	 * thread ran no more than merge_ns since the last one: the retry of
+	 * a lock that was taken again before it got there. Time it spent
+	 * runnable in between (woken, waiting for a CPU) does not part them. */
+	if (t->ep_open) {
+		struct sp_trace_split gap;
+
+		split(a, t, t->ep.end_ns, w->start, &gap, NULL);
+		if (t->ep.lock != w->lock || t->ep.kind != w->kind ||
+		    gap.ns[SP_TST_RUNNING] + gap.ns[SP_TST_SLEEPING] > a->o.merge_ns)
+			flush_episode(a, t);
+	}
 	if (!t->ep_open) {
 		memset(&t->ep, 0, sizeof(t->ep));
 		t->ep_open = true;

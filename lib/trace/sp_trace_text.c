@@ -51,13 +51,32 @@ static int hexval(char c)
 	return c - 'A' + 10;
 }
 
+/* memcmp(a, b, n) == 0 for the few bytes compared here, inline. */
+static inline bool same(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/* The first @needle in [p, e). Needles here are short and the lines too:
+ * memchr on the needle's last byte (a rarer one: '=', ':', ' ') and a
+ * compare beats memmem's setup. */
 static const char *find(const char *p, const char *e, const char *needle)
 {
 	size_t n = strlen(needle);
+	const char *q;
 
-	for (; p + n <= e; p++)
-		if (*p == needle[0] && !memcmp(p, needle, n))
-			return p;
+	if (!n || e - p < (ptrdiff_t)n)
+		return NULL;
+	for (q = p + n - 1; q < e; q++) {
+		q = memchr(q, needle[n - 1], (size_t)(e - q));
+		if (!q)
+			return NULL;
+		if (q - p >= (ptrdiff_t)(n - 1) && same(q - (n - 1), needle, n - 1))
+			return q - (n - 1);
+	}
 	return NULL;
 }
 
@@ -236,7 +255,40 @@ static int parse_switch(const char *p, const char *e, struct sp_trace_event *ev)
 
 	if (!arrow)
 		return -SP_TRSK_MISSING_FIELD;
-	if (kv(p, arrow, "prev_pid=")) {
+	if (e - p > 10 && !memcmp(p, "prev_comm=", 10)) {
+		/* the kernel's order: prev_comm prev_pid prev_prio prev_state ==> next_... */
+		const char *q = p + 10, *v;
+
+		if (!(v = find(q, arrow, " prev_pid=")))
+			return -SP_TRSK_MISSING_FIELD;
+		copy_comm(ev->u.sw.prev_comm, q, v);
+		q = v + 10;
+		if (parse_i32(&q, arrow, &ev->u.sw.prev_pid))
+			return -SP_TRSK_BAD_VALUE;
+		if (arrow - q < 11 || memcmp(q, " prev_prio=", 11))
+			return -SP_TRSK_MISSING_FIELD;
+		q += 11;
+		if (parse_i32(&q, arrow, &ev->u.sw.prev_prio))
+			return -SP_TRSK_BAD_VALUE;
+		if (arrow - q < 12 || memcmp(q, " prev_state=", 12))
+			return -SP_TRSK_MISSING_FIELD;
+		ev->u.sw.prev_state = prev_state_of(q + 12, arrow);
+		q = arrow + 5;
+		if (e - q < 10 || memcmp(q, "next_comm=", 10))
+			return -SP_TRSK_MISSING_FIELD;
+		q += 10;
+		if (!(v = find(q, e, " next_pid=")))
+			return -SP_TRSK_MISSING_FIELD;
+		copy_comm(ev->u.sw.next_comm, q, v);
+		q = v + 10;
+		if (parse_i32(&q, e, &ev->u.sw.next_pid))
+			return -SP_TRSK_BAD_VALUE;
+		if (e - q < 11 || memcmp(q, " next_prio=", 11))
+			return -SP_TRSK_MISSING_FIELD;
+		q += 11;
+		if (parse_i32(&q, e, &ev->u.sw.next_prio))
+			return -SP_TRSK_BAD_VALUE;
+	} else if (kv(p, arrow, "prev_pid=")) {
 		const char *st;
 
 		if ((rc = kv_comm(p, arrow, "prev_comm=", " prev_pid=", ev->u.sw.prev_comm)) ||
@@ -524,33 +576,44 @@ static bool span_is(const char *p, const char *e, const char *s)
 static int parse_event(const char *n, const char *ne, const char *a, const char *e,
 		       struct sp_trace_event *ev)
 {
-	if (span_is(n, ne, "sched_switch"))
-		return ev->type = SP_TR_SWITCH, parse_switch(a, e, ev);
-	if (span_is(n, ne, "sched_waking"))
-		return ev->type = SP_TR_WAKING, parse_wake(a, e, ev);
-	if (span_is(n, ne, "sched_wakeup"))
-		return ev->type = SP_TR_WAKEUP, parse_wake(a, e, ev);
-	if (span_is(n, ne, "sched_wakeup_new"))
-		return ev->type = SP_TR_WAKEUP_NEW, parse_wake(a, e, ev);
-	if (span_is(n, ne, "sched_process_fork"))
-		return ev->type = SP_TR_FORK, parse_fork(a, e, ev);
-	if (span_is(n, ne, "sched_process_exit"))
-		return ev->type = SP_TR_EXIT, parse_exit(a, e, ev);
-	if (span_is(n, ne, "task_rename"))
-		return ev->type = SP_TR_RENAME, parse_rename(a, e, ev);
-	if (span_is(n, ne, "contention_begin"))
-		return ev->type = SP_TR_LOCK_BEGIN, parse_lock(a, e, ev, true);
-	if (span_is(n, ne, "contention_end"))
-		return ev->type = SP_TR_LOCK_END, parse_lock(a, e, ev, false);
-	if (span_is(n, ne, "sys_enter_futex"))
-		return ev->type = SP_TR_FUTEX_ENTER, parse_futex_enter(a, e, ev);
-	if (span_is(n, ne, "sys_exit_futex"))
-		return ev->type = SP_TR_FUTEX_EXIT, parse_futex_exit(a, e, ev);
-	if (span_is(n, ne, "sys_enter"))
-		return parse_raw_syscall(a, e, ev, true);
-	if (span_is(n, ne, "sys_exit"))
-		return parse_raw_syscall(a, e, ev, false);
-	return -SP_TRSK_UNKNOWN_EVENT;
+	static const struct {
+		const char *name;
+		size_t len;
+		uint32_t type;
+	} names[] = {
+#define N(s, t) { s, sizeof(s) - 1, t }
+		N("sched_switch", SP_TR_SWITCH),	N("sched_waking", SP_TR_WAKING),
+		N("sys_enter_futex", SP_TR_FUTEX_ENTER), N("sys_exit_futex", SP_TR_FUTEX_EXIT),
+		N("sched_wakeup", SP_TR_WAKEUP),	N("sched_wakeup_new", SP_TR_WAKEUP_NEW),
+		N("contention_begin", SP_TR_LOCK_BEGIN), N("contention_end", SP_TR_LOCK_END),
+		N("sched_process_fork", SP_TR_FORK),	N("sched_process_exit", SP_TR_EXIT),
+		N("task_rename", SP_TR_RENAME),		N("sys_enter", SP_TR_NONE),
+		N("sys_exit", SP_TR_NONE),
+#undef N
+	};
+	size_t len = (size_t)(ne - n), i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].len == len && same(n, names[i].name, len))
+			break;
+	if (i == sizeof(names) / sizeof(names[0]))
+		return -SP_TRSK_UNKNOWN_EVENT;
+	ev->type = names[i].type;
+	switch (names[i].type) {
+	case SP_TR_SWITCH: return parse_switch(a, e, ev);
+	case SP_TR_WAKING:
+	case SP_TR_WAKEUP:
+	case SP_TR_WAKEUP_NEW: return parse_wake(a, e, ev);
+	case SP_TR_FORK: return parse_fork(a, e, ev);
+	case SP_TR_EXIT: return parse_exit(a, e, ev);
+	case SP_TR_RENAME: return parse_rename(a, e, ev);
+	case SP_TR_LOCK_BEGIN: return parse_lock(a, e, ev, true);
+	case SP_TR_LOCK_END: return parse_lock(a, e, ev, false);
+	case SP_TR_FUTEX_ENTER: return parse_futex_enter(a, e, ev);
+	case SP_TR_FUTEX_EXIT: return parse_futex_exit(a, e, ev);
+	default: /* raw_syscalls */
+		return parse_raw_syscall(a, e, ev, len == 9);
+	}
 }
 
 static const char *skip_why[SP_TRSK_NR] = {
@@ -588,6 +651,15 @@ static int parse_lost(const char *p, const char *e, struct sp_trace_event *ev)
 	return 1;
 }
 
+/* Control bytes other than tab: a binary file, not text. */
+static bool has_control(const char *p, const char *e)
+{
+	for (; p < e; p++)
+		if ((unsigned char)*p < 0x20 && *p != '\t')
+			return true;
+	return false;
+}
+
 /* Context flags "d..2." (or trace-cmd -l's "0d..2." after the CPU digits):
  * the third is h/s/H/z/Z in interrupt context. */
 static bool flags_token(const char *p, const char *e)
@@ -596,14 +668,37 @@ static bool flags_token(const char *p, const char *e)
 
 	if (n < 4 || n > 6)
 		return false;
-	for (; p < e; p++)
-		if (!strchr(".dDXnNpbBhHsSzZ0123456789abcdef", *p))
+	for (; p < e; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (!(c == '.' || is_digit((char)c) || (c >= 'a' && c <= 'f') ||
+		      strchr("DXnNpbBhHsSzZ", c)))
 			return false;
+	}
 	return true;
 }
 
+static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, const char **why);
+
 int sp_trace_parse_line(const char *line, size_t len, struct sp_trace_event *ev,
 			const char **why)
+{
+	const char *dummy;
+	int rc;
+
+	if (!why)
+		why = &dummy;
+	rc = parse_line(line, len, ev, why);
+	/* Other control bytes are looked for only in lines that did not
+	 * parse (the common case pays nothing): binary data, not a bad line. */
+	if (rc < 0 && rc != -(1 + SP_TRSK_BINARY) && has_control(line, line + len)) {
+		*why = skip_why[SP_TRSK_BINARY];
+		return -(1 + SP_TRSK_BINARY);
+	}
+	return rc;
+}
+
+static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, const char **why)
 {
 	const char *p = line, *e = line + len, *ts = NULL, *te = NULL, *q, *cpu_tok = NULL;
 	const char *name, *ne, *args, *pre_e, *tok, *tok_e, *dash;
@@ -618,11 +713,10 @@ int sp_trace_parse_line(const char *line, size_t len, struct sp_trace_event *ev,
 	memset(ev, 0, sizeof(*ev));
 	while (e > p && (e[-1] == '\r' || e[-1] == '\n'))
 		e--;
-	for (q = p; q < e; q++)
-		if ((unsigned char)*q < 0x20 && *q != '\t') {
-			*why = skip_why[SP_TRSK_BINARY];
-			return -(1 + SP_TRSK_BINARY);
-		}
+	if (memchr(p, '\0', (size_t)(e - p))) {
+		*why = skip_why[SP_TRSK_BINARY];
+		return -(1 + SP_TRSK_BINARY);
+	}
 	while (p < e && is_space(*p))
 		p++;
 	if (p == e || *p == '#')
@@ -637,7 +731,10 @@ int sp_trace_parse_line(const char *line, size_t len, struct sp_trace_event *ev,
 	for (q = p; q + 1 < e; q++) {
 		const char *d;
 
-		if (q[0] != ':' || q[1] != ' ')
+		q = memchr(q, ':', (size_t)(e - q - 1));
+		if (!q)
+			break;
+		if (q[1] != ' ')
 			continue;
 		d = q;
 		while (d > p && is_digit(d[-1]))

@@ -191,7 +191,8 @@ static void test_bad_lines(void **state)
 	};
 	struct sp_trace_event ev;
 	const char *why;
-	char bin[] = "  x-1 [000] ....  1.0: sched_waking: comm=\001 pid=1";
+	char bin[] = "\177ELF\002\001\001 garbage";
+	char odd[] = "  x-1 [000] ....  1.0: sched_waking: comm=\001 pid=1";
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -202,6 +203,8 @@ static void test_bad_lines(void **state)
 		assert_non_null(why);
 	}
 	assert_int_equal(sp_trace_parse_line(bin, sizeof(bin) - 1, &ev, &why), -(1 + SP_TRSK_BINARY));
+	/* an event line with an odd byte in a comm is still an event */
+	assert_int_equal(sp_trace_parse_line(odd, sizeof(odd) - 1, &ev, &why), 1);
 	/* a length that cuts the line: nothing past it is read */
 	assert_int_equal(sp_trace_parse_line("  x-1 [000] ....  1.0: sched_waking: comm=a pid=1", 20,
 					     &ev, &why), -(1 + SP_TRSK_UNPARSABLE));
