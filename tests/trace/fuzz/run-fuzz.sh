@@ -1,0 +1,22 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# Fuzzes the ftrace text reader and the analysis with libFuzzer (clang
+# -fsanitize=fuzzer,address,undefined). Not part of CI: run by hand.
+#   run-fuzz.sh [SECONDS]   (default 600)
+# corpus/ holds the seeds (slices of the fixtures, every text form); what the
+# fuzzer finds goes to $TMPDIR/superpass-fuzz/corpus, crashes to its cwd.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+secs=${1:-600}
+out=${TMPDIR:-/tmp}/superpass-fuzz
+mkdir -p "$out/corpus"
+clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-I "$root/include" -I "$root/lib/os" -I "$root/lib/core" -I "$root/lib/trace" \
+	"$here/fuzz_trace_text.c" "$root"/lib/trace/sp_trace_*.c "$root/lib/core/sp_hist.c" \
+	$(pkg-config --cflags --libs libtracecmd json-c zlib) -lm -o "$out/fuzz_trace_text"
+# libtraceevent's own leaks are not looked at: the .dat reader is not fuzzed here
+cd "$out"
+LSAN_OPTIONS=suppressions=$here/../lsan.supp \
+	./fuzz_trace_text -max_total_time="$secs" -max_len=4096 -timeout=10 \
+	-print_final_stats=1 "$out/corpus" "$here/corpus" 2>&1 | tail -25
