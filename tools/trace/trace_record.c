@@ -345,7 +345,8 @@ int trace_record_main(int argc, char **argv)
 		fprintf(stderr, "superpass record: writing %s: %s\n", out_path, strerror(errno));
 		goto out;
 	}
-	rc = 0;
+	/* a command that could not be run made no trace worth analysing */
+	rc = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127 ? 1 : 0;
 	if (!quiet) {
 		unsigned long long lost = overruns(in, ncpu);
 
