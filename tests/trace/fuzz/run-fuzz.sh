@@ -3,14 +3,18 @@
 # Fuzzes the ftrace text reader and the analysis with libFuzzer (clang
 # -fsanitize=fuzzer,address,undefined). Not part of CI: run by hand.
 #   run-fuzz.sh [SECONDS]   (default 600)
-# corpus/ holds the seeds (slices of the fixtures, every text form); what the
-# fuzzer finds goes to $TMPDIR/superpass-fuzz/corpus, crashes to its cwd.
+# corpus/ holds the seeds (slices of the fixtures, every text form) and
+# corpus-min.tar.gz what earlier runs found, minimised (-merge=1); both are
+# unpacked into $TMPDIR/superpass-fuzz/corpus, where new finds go. Crashes
+# land in $TMPDIR/superpass-fuzz. To refresh the tarball after a run:
+#   ./fuzz_trace_text -merge=1 min corpus && tar -C min -czf corpus-min.tar.gz .
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 secs=${1:-600}
 out=${TMPDIR:-/tmp}/superpass-fuzz
 mkdir -p "$out/corpus"
+tar -xzf "$here/corpus-min.tar.gz" -C "$out/corpus"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-I "$root/include" -I "$root/lib/os" -I "$root/lib/core" -I "$root/lib/trace" \
 	"$here/fuzz_trace_text.c" "$root"/lib/trace/sp_trace_*.c "$root/lib/core/sp_hist.c" \
