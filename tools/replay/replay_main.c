@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * `superpass replay TRACE`: the trace as a simulator workload, replayed under
+ * each policy; the `none` replay next to the trace's own figures (the
+ * self-check), then the table of `superpass sim`.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <superpass/replay.h>
+
+#include "replay.h"
+
+#define RP_MAX_K 16
+#define RP_MAX_LIST 64
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: superpass replay TRACE [options]\n"
+		"\n"
+		"Turns a trace (what `superpass record` writes, or any ftrace text / trace-cmd\n"
+		"file analyze reads) into a simulator workload: each thread's CPU time between\n"
+		"its blocking points, its sleeps, and each lock wait as a dependency on its\n"
+		"waker (the wait ends when the waker, replayed, reaches the point where it woke\n"
+		"the waiter). Then replays it under each policy; the `none` replay must\n"
+		"reproduce the trace (blockings, P99.9, janky frames within 20 %%).\n"
+		"\n"
+		"  -c, --critical LIST  critical threads by comm (globs); with neither this nor\n"
+		"                       --tid, every replayed thread that waited for a lock\n"
+		"  -t, --tid LIST       critical threads by tid\n"
+		"  -p, --policies LIST  none,pi,rt-ui,proxy-exec,proxy-exec-migrate,ux-writer,\n"
+		"                       superpass (default all; none always runs)\n"
+		"      --k LIST         superpass reader bounds (default 4)\n"
+		"      --cpus N         CPUs (default: the trace's #P, else 2)\n"
+		"      --cs-us N        an uncontended acquisition's assumed section (default:\n"
+		"                       the lock's median observed section)\n"
+		"      --all-threads    replay every thread, not only the recorded command's\n"
+		"      --seed N         simulator seed (default 1)\n"
+		"      --json FILE      one record per run (the sim's record shape)\n"
+		"      --svg FILE       blocking CDF per policy\n"
+		"      --workload FILE  the derived workload as rt-app JSON (superpass sim FILE)\n"
+		"  -q, --quiet          no table on stdout\n"
+		"  -h, --help\n"
+		"Exit status: 0 done, 2 bad options or an unusable trace, 1 an output failed.\n");
+}
+
+static int split(const char *arg, char **buf, const char **v, int cap, int *n)
+{
+	char *save = NULL, *tok;
+
+	free(*buf);
+	*buf = strdup(arg);
+	if (!*buf)
+		return -1;
+	*n = 0;
+	for (tok = strtok_r(*buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == cap)
+			return -1;
+		v[(*n)++] = tok;
+	}
+	v[*n] = NULL;
+	return *n ? 0 : -1;
+}
+
+static int num(const char *s, long long lo, long long hi, long long *out, const char *opt)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (errno || *end || end == s || *out < lo || *out > hi) {
+		fprintf(stderr, "superpass replay: %s wants an integer in [%lld, %lld], got '%s'\n",
+			opt, lo, hi, s);
+		return -1;
+	}
+	return 0;
+}
+
+static void ms(char *b, size_t cap, uint64_t ns)
+{
+	snprintf(b, cap, "%.3f", (double)ns / 1e6);
+}
+
+static void fig_row(const char *what, const struct sp_replay_figures *f)
+{
+	char a[24], b[24], c[24], d[24];
+
+	ms(a, sizeof(a), f->p50);
+	ms(b, sizeof(b), f->p99);
+	ms(c, sizeof(c), f->p999);
+	ms(d, sizeof(d), f->max);
+	printf("  %-16s %9llu %9s %9s %9s %9s %7llu %6llu\n", what,
+	       (unsigned long long)f->blockings, a, b, c, d, (unsigned long long)f->frames,
+	       (unsigned long long)f->janky);
+}
+
+static const char *within(uint64_t got, uint64_t want, char *buf, size_t cap)
+{
+	if (!want && !got)
+		return "=";
+	if (!want) {
+		snprintf(buf, cap, "+inf");
+		return buf;
+	}
+	snprintf(buf, cap, "%+.0f%%%s", ((double)got / (double)want - 1) * 100,
+		 (got > want ? got - want : want - got) * 5 <= want ? "" : " (!)");
+	return buf;
+}
+
+static int write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		fprintf(stderr, "superpass replay: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int replay_main(int argc, char **argv)
+{
+	enum { O_K = 256, O_CPUS, O_CS, O_ALL, O_SEED, O_JSON, O_SVG, O_WL };
+	static const struct option lo[] = {
+		{ "critical", required_argument, NULL, 'c' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "policies", required_argument, NULL, 'p' },
+		{ "k", required_argument, NULL, O_K },
+		{ "cpus", required_argument, NULL, O_CPUS },
+		{ "cs-us", required_argument, NULL, O_CS },
+		{ "all-threads", no_argument, NULL, O_ALL },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "svg", required_argument, NULL, O_SVG },
+		{ "workload", required_argument, NULL, O_WL },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *comms[RP_MAX_LIST + 1] = { 0 }, *tids_s[RP_MAX_LIST + 1] = { 0 };
+	const char *pols[RP_MAX_LIST + 1] = { 0 }, *ks_s[RP_MAX_K + 1] = { 0 };
+	char *cbuf = NULL, *tbuf = NULL, *pbuf = NULL, *kbuf = NULL, err[640];
+	const char *json = NULL, *svg = NULL, *wl = NULL, *path;
+	int32_t tids[RP_MAX_LIST];
+	uint32_t ks[RP_MAX_K] = { 4 };
+	int nc = 0, nt = 0, np = 0, nk = 1, c, status = 0, nr = 0;
+	unsigned policies = (1u << SP_SIM_POL_NR) - 1;
+	uint64_t seed = 1;
+	bool quiet = false;
+	long long v;
+	struct sp_replay_opts o;
+	struct sp_replay *r = NULL;
+	struct sp_trace_diag d;
+	struct sp_sim_result *rs = NULL;
+	const struct sp_sim_result *none = NULL;
+
+	sp_replay_opts_default(&o);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:t:p:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (split(optarg, &cbuf, comms, RP_MAX_LIST, &nc)) {
+				fprintf(stderr, "superpass replay: --critical wants a list of comms\n");
+				status = 2;
+				goto out;
+			}
+			break;
+		case 't':
+			if (split(optarg, &tbuf, tids_s, RP_MAX_LIST, &nt)) {
+				fprintf(stderr, "superpass replay: --tid wants a list of tids\n");
+				status = 2;
+				goto out;
+			}
+			for (int i = 0; i < nt; i++) {
+				if (num(tids_s[i], 1, INT32_MAX, &v, "--tid")) {
+					status = 2;
+					goto out;
+				}
+				tids[i] = (int32_t)v;
+			}
+			break;
+		case 'p':
+			if (split(optarg, &pbuf, pols, RP_MAX_LIST, &np)) {
+				fprintf(stderr, "superpass replay: --policies wants a list\n");
+				status = 2;
+				goto out;
+			}
+			policies = 1u << SP_SIM_POL_NONE;
+			for (int i = 0; i < np; i++) {
+				int p = sp_sim_policy_parse(pols[i]);
+
+				if (p < 0) {
+					fprintf(stderr, "superpass replay: unknown policy '%s' (none, pi, "
+							"rt-ui, proxy-exec, proxy-exec-migrate, ux-writer, "
+							"superpass)\n", pols[i]);
+					status = 2;
+					goto out;
+				}
+				policies |= 1u << p;
+			}
+			break;
+		case O_K:
+			if (split(optarg, &kbuf, ks_s, RP_MAX_K, &nk)) {
+				fprintf(stderr, "superpass replay: --k wants at most %d values\n", RP_MAX_K);
+				status = 2;
+				goto out;
+			}
+			for (int i = 0; i < nk; i++) {
+				if (num(ks_s[i], 1, 64, &v, "--k")) {
+					status = 2;
+					goto out;
+				}
+				ks[i] = (uint32_t)v;
+			}
+			break;
+		case O_CPUS:
+			if (num(optarg, 1, 64, &v, "--cpus")) {
+				status = 2;
+				goto out;
+			}
+			o.cpus = (uint32_t)v;
+			break;
+		case O_CS:
+			if (num(optarg, 1, 10000000, &v, "--cs-us")) {
+				status = 2;
+				goto out;
+			}
+			o.cs_ns = (uint64_t)v * 1000;
+			break;
+		case O_ALL: o.all_threads = true; break;
+		case O_SEED:
+			if (num(optarg, 0, 0x7fffffffffffffffll, &v, "--seed")) {
+				status = 2;
+				goto out;
+			}
+			seed = (uint64_t)v;
+			break;
+		case O_JSON: json = optarg; break;
+		case O_SVG: svg = optarg; break;
+		case O_WL: wl = optarg; break;
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); goto out;
+		case ':':
+			fprintf(stderr, "superpass replay: option '%s' needs a value\n", argv[optind - 1]);
+			status = 2;
+			goto out;
+		default:
+			fprintf(stderr, "superpass replay: unknown option '%s' (see superpass replay "
+					"--help)\n", argv[optind - 1]);
+			status = 2;
+			goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "superpass replay: %s (see superpass replay --help)\n",
+			optind >= argc ? "which trace?" : "one trace at a time");
+		status = 2;
+		goto out;
+	}
+	path = argv[optind];
+	o.critical_comms = nc ? comms : NULL;
+	o.critical_tids = nt ? tids : NULL;
+	o.nr_critical_tids = (size_t)nt;
+	c = sp_replay_build(path, &o, &r, &d, err, sizeof(err));
+	if (c) {
+		sp_trace_diag_print(stderr, path, &d);
+		fprintf(stderr, "superpass replay: %s\n", c == -ENOMEM ? "out of memory" : err);
+		status = c == -ENOMEM ? 1 : 2;
+		goto out;
+	}
+	if (wl && write_text(wl, sp_replay_json(r)))
+		status = 1;
+	rs = calloc(SP_SIM_POL_NR + RP_MAX_K, sizeof(*rs));
+	if (!rs) {
+		status = 1;
+		goto out;
+	}
+	for (int p = 0; p < SP_SIM_POL_NR; p++) {
+		if (!(policies & (1u << p)))
+			continue;
+		for (int i = 0; i < (p == SP_SIM_POL_SUPERPASS ? nk : 1); i++) {
+			struct sp_sim_opts so;
+
+			sp_sim_opts_default(&so);
+			so.policy = (enum sp_sim_policy)p;
+			so.k = p == SP_SIM_POL_SUPERPASS ? ks[i] : 0;
+			so.seed = seed;
+			c = sp_sim_run(sp_replay_workload(r), &so, &rs[nr]);
+			if (c) {
+				fprintf(stderr, "superpass replay: %s: the simulator refused the "
+						"workload: %s\n", path, strerror(-c));
+				status = 2;
+				goto out;
+			}
+			if (p == SP_SIM_POL_NONE)
+				none = &rs[nr];
+			nr++;
+		}
+	}
+	if (!quiet) {
+		struct sp_replay_counts k;
+		struct sp_replay_figures tf, nf;
+		char b1[32], b2[32], b3[32];
+
+		sp_replay_get_counts(r, &k);
+		sp_replay_trace_figures(r, &tf);
+		sp_replay_run_figures(none, &nf);
+		printf("%s: %llu events, %.3f s; replayed %llu threads (%.3f s CPU), %llu locks, "
+		       "%llu lock waits (%llu acquisitions inferred), %llu sleeps, %llu timers; left "
+		       "out %llu threads (%.3f s CPU)%s\n",
+		       path, (unsigned long long)k.events, (double)(k.last_ns - k.first_ns) / 1e9,
+		       (unsigned long long)k.threads, (double)k.replayed_cpu_ns / 1e9,
+		       (unsigned long long)k.locks, (unsigned long long)k.waits,
+		       (unsigned long long)k.inferred, (unsigned long long)k.sleeps,
+		       (unsigned long long)k.timers, (unsigned long long)k.outside_threads,
+		       (double)k.outside_cpu_ns / 1e9,
+		       k.lost ? "; the trace lost events: a partial replay" : "");
+		printf("\nself-check: the critical threads in the trace and replayed under none (ms)\n");
+		printf("  %-16s %9s %9s %9s %9s %9s %7s %6s\n", "", "blockings", "p50", "p99", "p99.9",
+		       "max", "frames", "janky");
+		fig_row("trace", &tf);
+		fig_row("replay none", &nf);
+		printf("  %-16s %9s %9s %9s %9s\n", "replay/trace",
+		       within(nf.blockings, tf.blockings, b1, sizeof(b1)), "",
+		       "", within(nf.p999, tf.p999, b2, sizeof(b2)));
+		if (tf.frames)
+			printf("  janky frames: %s\n", within(nf.janky, tf.janky, b3, sizeof(b3)));
+		printf("  (!): more than 20 %% off\n\n");
+		sp_sim_print_header(stdout, sp_sim_workload_name(sp_replay_workload(r)),
+				    none->cpus, none->sim_ns);
+		for (int i = 0; i < nr; i++)
+			sp_sim_print_row(stdout, &rs[i], none);
+		sp_sim_print_summary(stdout, rs, nr);
+	}
+	if (json) {
+		FILE *f = fopen(json, "w");
+
+		if (!f || sp_sim_write_json(f, rs, nr, seed) || fclose(f)) {
+			fprintf(stderr, "superpass replay: cannot write %s\n", json);
+			status = 1;
+		}
+	}
+	if (svg) {
+		FILE *f = fopen(svg, "w");
+
+		if (!f || sp_sim_write_svg(f, rs, nr, path) || fclose(f)) {
+			fprintf(stderr, "superpass replay: cannot write %s\n", svg);
+			status = 1;
+		}
+	}
+out:
+	for (int i = 0; rs && i < nr; i++)
+		sp_sim_result_free(&rs[i]);
+	free(rs);
+	sp_replay_free(r);
+	free(cbuf);
+	free(tbuf);
+	free(pbuf);
+	free(kbuf);
+	return status;
+}
