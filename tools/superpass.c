@@ -6,6 +6,7 @@
 #include "bench/bench.h"
 #include "trace/trace_cli.h"
 #include "sim/sim.h"
+#include "replay/replay.h"
 
 int bench_main(int argc, char **argv, int full_argc, char **full_argv);
 
@@ -17,7 +18,9 @@ static void usage(FILE *f)
 		   "       superpass sim FILE [options]  run an rt-app workload in the simulator\n");
 	fprintf(f, "       superpass record [-o FILE] [--duration S] -- CMD [ARGS]  trace CMD for analyze\n"
 		   "       superpass analyze TRACE [--critical COMMS] [--tid TIDS] [--json F]\n"
-		   "                                 who blocked the critical threads, and why\n");
+		   "                                 who blocked the critical threads, and why\n"
+		   "       superpass replay TRACE [--critical COMMS] [--policies LIST] [--workload F]\n"
+		   "                                 what each policy would have done in that trace\n");
 }
 
 int main(int argc, char **argv)
@@ -41,6 +44,8 @@ int main(int argc, char **argv)
 		return trace_record_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "analyze"))
 		return trace_analyze_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "replay"))
+		return replay_main(argc - 1, argv + 1);
 	fprintf(stderr, "superpass: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
