@@ -62,6 +62,7 @@ struct sp_replay_figures {   /* the critical threads, together */
 
 struct sp_replay_counts {
 	uint64_t events, threads, locks, waits, inferred, sleeps, timers, lost;
+	uint64_t open_waits;   /* waits still open when the trace ended: dropped */
 	uint64_t outside_threads, outside_cpu_ns, replayed_cpu_ns;
 	uint64_t first_ns, last_ns;
 	uint32_t cpus;

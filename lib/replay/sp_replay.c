@@ -142,7 +142,7 @@ static struct th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
 	t->first_ts = t->last_ts = ts;
 	t->waker = -1;
 	/* Without a recorded command (no fork seen yet), every thread is in. */
-	t->in_set = r->o.all_threads || !r->have_root;
+	t->in_set = r->o.all_threads || !r->have_root || !r->root_superpass;
 	t->hnext = r->hash[h];
 	r->hash[h] = t;
 	r->th[r->nth++] = t;
@@ -234,7 +234,7 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 	if (r->nomem)
 		return -ENOMEM;
 	r->c.events++;
-	if (!r->first)
+	if (r->c.events == 1)
 		r->first = ts;
 	r->last = ts;
 	/* An event in a thread's context means it is on that CPU, even when
@@ -263,6 +263,14 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 	}
 	switch (ev->type) {
 	case SP_TR_SWITCH:
+		/* A filtered trace (set_event_pid) misses the switches between
+		 * tasks it does not follow: whatever this CPU ran before stops. */
+		if (ev->cpu >= 0 && ev->cpu < 64 && r->cur[ev->cpu] > 0 &&
+		    r->cur[ev->cpu] != ev->u.sw.prev_pid &&
+		    (u = th_get(r, r->cur[ev->cpu], ts)) && u->running) {
+			u->cpu_acc += ts > u->run_since ? ts - u->run_since : 0;
+			u->running = false;
+		}
 		if ((t = th_get(r, ev->u.sw.prev_pid, ts))) {
 			if (t->running && ts > t->run_since)
 				t->cpu_acc += ts - t->run_since;
@@ -657,7 +665,7 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 		sp_hist_record(&r->hist, blk_end - blk_start);
 	while (nheld)
 		op_add(p, OP_UNLOCK, held[--nheld], 0, 0);
-	*delay = t->first_ts - r->first;
+	*delay = t->first_ts > r->first ? t->first_ts - r->first : 0;
 	if (period && sleeps) {
 		/* The absolute schedule starts where its first deadline says;
 		 * the frames it spanned, and those the sleeps did not reach. */
@@ -817,8 +825,11 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 			t->running = false;
 		}
 		flush_cpu(r, t, r->last);
-		if (t->wait)
-			wait_end(r, t, r->last, false); /* open at the end: dropped */
+		if (t->wait) { /* open at the end: dropped, and said */
+			if (t->in_set)
+				r->c.open_waits++;
+			wait_end(r, t, r->last, false);
+		}
 		if (!t->in_set || !t->cpu_total) {
 			if (t->cpu_total) {
 				r->c.outside_threads++;

@@ -320,6 +320,9 @@ int replay_main(int argc, char **argv)
 		       (unsigned long long)k.timers, (unsigned long long)k.outside_threads,
 		       (double)k.outside_cpu_ns / 1e9,
 		       k.lost ? "; the trace lost events: a partial replay" : "");
+		if (k.open_waits)
+			printf("%s: %llu lock waits still open at the end of the trace were left out "
+			       "(a partial replay)\n", path, (unsigned long long)k.open_waits);
 		printf("\nself-check: the critical threads in the trace and replayed under none (ms)\n");
 		printf("  %-16s %9s %9s %9s %9s %9s %7s %6s\n", "", "blockings", "p50", "p99", "p99.9",
 		       "max", "frames", "janky");
@@ -330,7 +333,7 @@ int replay_main(int argc, char **argv)
 		       "", within(nf.p999, tf.p999, b2, sizeof(b2)));
 		if (tf.frames)
 			printf("  janky frames: %s\n", within(nf.janky, tf.janky, b3, sizeof(b3)));
-		printf("  (!): more than 20 %% off\n\n");
+		printf("  (!) marks a figure more than 20 %% off the trace's\n\n");
 		sp_sim_print_header(stdout, sp_sim_workload_name(sp_replay_workload(r)),
 				    none->cpus, none->sim_ns);
 		for (int i = 0; i < nr; i++)

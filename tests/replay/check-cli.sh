@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# `superpass replay` as a user runs it: the self-check on a fixture, a
+# --workload file that `superpass sim` runs, --json, and exit 2 with the
+# file named on bad input.
+# usage: check-cli.sh SUPERPASS FIXTURES_DIR
+set -eu
+sp=$1
+fx=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay-cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$sp" replay "$fx/lockpair-record.trace.gz" --critical waiter -p none,superpass \
+	--workload "$tmp/w.json" --json "$tmp/r.json" --svg "$tmp/r.svg" > "$tmp/out"
+grep -q '^  trace ' "$tmp/out" || fail "no trace row in the self-check"
+grep -q '^  replay none ' "$tmp/out" || fail "no replay row in the self-check"
+grep -q '"policy": *"superpass"' "$tmp/r.json" || fail "--json has no superpass record"
+grep -q '<svg' "$tmp/r.svg" || fail "--svg is not an SVG"
+"$sp" sim "$tmp/w.json" -p none -q > "$tmp/sim" || fail "superpass sim refused the --workload file"
+
+expect2() {
+	what=$1
+	shift
+	set +e
+	"$sp" replay "$@" > "$tmp/o" 2> "$tmp/e"
+	rc=$?
+	set -e
+	[ "$rc" = 2 ] || fail "$what: exit $rc, not 2"
+}
+expect2 "missing file" "$tmp/nope.trace"
+grep -q "$tmp/nope.trace" "$tmp/e" || fail "missing file: error does not name it"
+printf 'garbage\n\001\002\003\n' > "$tmp/junk"
+expect2 "junk" "$tmp/junk"
+grep -q "$tmp/junk" "$tmp/e" || fail "junk: error does not name the file"
+: > "$tmp/empty"
+expect2 "empty" "$tmp/empty"
+expect2 "no critical match" "$fx/lockpair-record.trace.gz" --critical nosuchthread
+grep -q "critical" "$tmp/e" || fail "no critical match: error does not say so"
+expect2 "bad policy" "$fx/lockpair-record.trace.gz" -p bogus
+expect2 "no trace" 
+echo ok

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * superpass::replay: the recorded fixtures of tests/trace replayed under
+ * `none` reproduce their own figures; a hand-made trace whose wait only the
+ * dependency on the waker explains (two CPUs instead of one: the waker
+ * runs sooner, the wait shrinks); damaged and incomplete traces give an
+ * error or a stated partial replay. Simulated time only: no wall clock.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <superpass/replay.h>
+
+static char *fixture(const char *name)
+{
+	const char *dir = getenv("SP_TRACE_FIXTURES");
+	char *p;
+
+	assert_non_null(dir);
+	assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
+	return p;
+}
+
+static char *tmp_path(const char *name)
+{
+	const char *dir = getenv("TMPDIR");
+	char *p;
+
+	assert_true(asprintf(&p, "%s/%s.%d", dir ? dir : "/tmp", name, (int)getpid()) > 0);
+	return p;
+}
+
+static void run(const struct sp_sim_workload *w, enum sp_sim_policy pol, uint32_t cpus,
+		struct sp_sim_result *res)
+{
+	struct sp_sim_opts so;
+
+	sp_sim_opts_default(&so);
+	so.policy = pol;
+	so.cpus = cpus;
+	so.seed = 1;
+	assert_int_equal(sp_sim_run(w, &so, res), 0);
+}
+
+static bool within20(uint64_t got, uint64_t want)
+{
+	uint64_t d = got > want ? got - want : want - got;
+
+	return d * 5 <= want;
+}
+
+static void check_fixture(const char *name)
+{
+	static const char *const comms[] = { "waiter", NULL };
+	char *path = fixture(name), err[512] = "";
+	struct sp_replay_opts o;
+	struct sp_replay *r = NULL;
+	struct sp_replay_figures tf, nf;
+	struct sp_replay_counts c;
+	struct sp_sim_result res;
+	struct sp_sim_workload *again = NULL;
+
+	sp_replay_opts_default(&o);
+	o.critical_comms = comms;
+	assert_int_equal(sp_replay_build(path, &o, &r, NULL, err, sizeof(err)), 0);
+	sp_replay_trace_figures(r, &tf);
+	sp_replay_get_counts(r, &c);
+	/* lockpair: the waiter blocked 9 times (its .blockings file), about
+	 * 3.5 ms each (one holder's 2 ms section and part of the other's). */
+	assert_int_equal(tf.blockings, 9);
+	assert_in_range(tf.p999, 3000000, 4000000);
+	assert_true(c.threads >= 3);
+	assert_true(c.waits >= 9);
+	run(sp_replay_workload(r), SP_SIM_POL_NONE, 0, &res);
+	sp_replay_run_figures(&res, &nf);
+	if (!within20(nf.blockings, tf.blockings) || !within20(nf.p999, tf.p999))
+		fail_msg("%s: replay none %llu blockings P99.9 %llu ns, trace %llu, %llu ns", name,
+			 (unsigned long long)nf.blockings, (unsigned long long)nf.p999,
+			 (unsigned long long)tf.blockings, (unsigned long long)tf.p999);
+	assert_int_equal(nf.janky, tf.janky);
+	sp_sim_result_free(&res);
+	/* The JSON is what the simulator reads back, name for name. */
+	assert_int_equal(sp_sim_workload_parse(sp_replay_json(r), "again", &again, err,
+					       sizeof(err)), 0);
+	sp_sim_workload_free(again);
+	sp_replay_free(r);
+	free(path);
+}
+
+static void test_record_fixture(void **state)
+{
+	(void)state;
+	check_fixture("lockpair-record.trace.gz");
+}
+
+static void test_report_fixture(void **state)
+{
+	(void)state;
+	check_fixture("lockpair-report.txt.gz");
+}
+
+static void test_dat_fixture(void **state)
+{
+	(void)state;
+	check_fixture("lockpair.dat.gz");
+}
+
+static void test_workload_file(void **state)
+{
+	static const char *const comms[] = { "waiter", NULL };
+	char *path = fixture("lockpair-record.trace.gz"), *out = tmp_path("replay.json");
+	char err[512] = "";
+	struct sp_replay_opts o;
+	struct sp_replay *r = NULL;
+	struct sp_sim_workload *w = NULL;
+	struct sp_sim_result a, b;
+	FILE *f;
+
+	(void)state;
+	sp_replay_opts_default(&o);
+	o.critical_comms = comms;
+	assert_int_equal(sp_replay_build(path, &o, &r, NULL, err, sizeof(err)), 0);
+	f = fopen(out, "w");
+	assert_non_null(f);
+	assert_true(fputs(sp_replay_json(r), f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(sp_sim_workload_load(out, &w, err, sizeof(err)), 0);
+	/* The file runs as the replay ran: same figures, bit for bit. */
+	run(w, SP_SIM_POL_SUPERPASS, 0, &a);
+	run(sp_replay_workload(r), SP_SIM_POL_SUPERPASS, 0, &b);
+	assert_int_equal(a.blockings, b.blockings);
+	assert_int_equal(a.p999, b.p999);
+	assert_int_equal(a.events, b.events);
+	sp_sim_result_free(&a);
+	sp_sim_result_free(&b);
+	sp_sim_workload_free(w);
+	sp_replay_free(r);
+	unlink(out);
+	free(out);
+	free(path);
+}
+
+/* ---- hand-made events ---- */
+#define MS 1000000ull
+
+static void feed(struct sp_replay *r, struct sp_trace_event *e)
+{
+	assert_int_equal(sp_replay_feed(r, e), 0);
+}
+
+static void sw(struct sp_replay *r, uint64_t t, int prev, int prev_prio, uint32_t state,
+	       int next, int next_prio)
+{
+	struct sp_trace_event e = { .ts_ns = t, .type = SP_TR_SWITCH, .cpu = 0, .pid = prev };
+
+	e.u.sw.prev_pid = prev;
+	e.u.sw.prev_prio = prev_prio;
+	e.u.sw.prev_state = state;
+	e.u.sw.next_pid = next;
+	e.u.sw.next_prio = next_prio;
+	snprintf(e.u.sw.prev_comm, sizeof(e.u.sw.prev_comm), "t%d", prev);
+	snprintf(e.u.sw.next_comm, sizeof(e.u.sw.next_comm), "t%d", next);
+	feed(r, &e);
+}
+
+static void futex(struct sp_replay *r, uint64_t t, int pid, bool enter, uint32_t op, int64_t ret)
+{
+	struct sp_trace_event e = { .ts_ns = t, .cpu = 0, .pid = pid };
+
+	e.type = enter ? SP_TR_FUTEX_ENTER : SP_TR_FUTEX_EXIT;
+	e.u.futex.uaddr = 0x1000;
+	e.u.futex.op = op;
+	e.u.futex.ret = ret;
+	feed(r, &e);
+}
+
+static void waking(struct sp_replay *r, uint64_t t, int waker, int target)
+{
+	struct sp_trace_event e = { .ts_ns = t, .type = SP_TR_WAKING, .cpu = 0, .pid = waker };
+
+	e.u.wake.pid = target;
+	feed(r, &e);
+}
+
+/* One CPU. H (tid 100, nice 19) holds the lock from its start; W (200,
+ * nice -10) asks for it at 1.1 ms; X (300, nice 0) runs 8 ms while H is
+ * runnable; H wakes W at 10.1 ms after 2 ms of its own CPU. The wall gap
+ * is 9 ms; the dependency is "H's 2 ms of CPU". */
+static struct sp_replay *handmade(uint32_t cpus, bool truncate)
+{
+	static const int32_t crit[] = { 200 };
+	struct sp_replay_opts o;
+	struct sp_replay *r;
+	char err[256] = "";
+	uint64_t t;
+
+	sp_replay_opts_default(&o);
+	o.critical_tids = crit;
+	o.nr_critical_tids = 1;
+	o.cpus = cpus;
+	assert_int_equal(sp_replay_create(&o, &r), 0);
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 100, 139);
+	sw(r, 1 * MS, 100, 139, SP_TRS_RUNNABLE, 200, 110);
+	futex(r, 1 * MS + 100000, 200, true, 0x80, 0);
+	sw(r, 1 * MS + 100000, 200, 110, SP_TRS_SLEEPING, 300, 120);
+	sw(r, 9 * MS + 100000, 300, 120, SP_TRS_RUNNABLE, 100, 139);
+	futex(r, 10 * MS + 100000, 100, true, 0x81, 0);
+	waking(r, 10 * MS + 100000, 100, 200);
+	futex(r, 10 * MS + 101000, 100, false, 0x81, 1);
+	if (truncate) { /* the trace ends inside W's wait: a partial replay, said */
+		struct sp_replay_counts c;
+		struct sp_replay_figures f;
+
+		assert_int_equal(sp_replay_finish(r, "cut", err, sizeof(err)), 0);
+		sp_replay_get_counts(r, &c);
+		sp_replay_trace_figures(r, &f);
+		assert_int_equal(c.open_waits, 1);
+		assert_int_equal(f.blockings, 0);
+		assert_non_null(sp_replay_workload(r));
+		sp_replay_free(r);
+		return NULL;
+	}
+	sw(r, 10 * MS + 102000, 100, 139, SP_TRS_RUNNABLE, 200, 110);
+	futex(r, 10 * MS + 110000, 200, false, 0x80, 0);
+	t = 10 * MS + 200000;
+	sw(r, t, 200, 110, SP_TRS_SLEEPING, 300, 120);
+	sw(r, t + 2 * MS, 300, 120, SP_TRS_RUNNABLE, 100, 139);
+	sw(r, t + 3 * MS, 100, 139, SP_TRS_SLEEPING, 300, 120);
+	sw(r, t + 4 * MS, 300, 120, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "handmade", err, sizeof(err)))
+		fail_msg("%s", err);
+	return r;
+}
+
+static void test_dependency_not_gap(void **state)
+{
+	struct sp_replay *r1 = handmade(1, false), *r2 = handmade(2, false);
+	struct sp_replay_figures tf;
+	struct sp_sim_result one, two, sp;
+
+	(void)state;
+	sp_replay_trace_figures(r1, &tf);
+	assert_int_equal(tf.blockings, 1);
+	assert_int_equal(tf.max, 9 * MS + 10000);
+	run(sp_replay_workload(r1), SP_SIM_POL_NONE, 0, &one);
+	run(sp_replay_workload(r2), SP_SIM_POL_NONE, 0, &two);
+	run(sp_replay_workload(r1), SP_SIM_POL_SUPERPASS, 0, &sp);
+	assert_int_equal(one.cpus, 1);
+	assert_int_equal(two.cpus, 2);
+	assert_int_equal(one.blockings, 1);
+	assert_int_equal(two.blockings, 1);
+	/* One CPU: H still competes with X and W, the wait stays long. */
+	assert_true(one.max > 4 * MS);
+	/* Two CPUs: nothing delays H, W waits for the rest of H's 2 ms only. */
+	assert_true(two.max < 2 * MS);
+	assert_true(two.max > 0);
+	/* SuperPass fast-tracks H on one CPU: shorter than none. */
+	assert_true(sp.max < one.max / 2);
+	sp_sim_result_free(&one);
+	sp_sim_result_free(&two);
+	sp_sim_result_free(&sp);
+	sp_replay_free(r1);
+	sp_replay_free(r2);
+}
+
+static void test_truncated_wait(void **state)
+{
+	(void)state;
+	assert_null(handmade(1, true));
+}
+
+static void test_bad_files(void **state)
+{
+	struct sp_replay_opts o;
+	struct sp_replay *r = NULL;
+	char err[512], *junk = tmp_path("junk.trace"), *cut = tmp_path("cut.trace");
+	FILE *f;
+	int rc;
+
+	(void)state;
+	sp_replay_opts_default(&o);
+	rc = sp_replay_build("/nonexistent/trace", &o, &r, NULL, err, sizeof(err));
+	assert_int_equal(rc, -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/trace"));
+	assert_null(r);
+
+	f = fopen(junk, "w");
+	assert_non_null(f);
+	fputs("hello\nthis is not a trace\n\x01\x02\n", f);
+	fclose(f);
+	rc = sp_replay_build(junk, &o, &r, NULL, err, sizeof(err));
+	assert_true(rc == -EINVAL || rc == -ENODATA);
+	assert_non_null(strstr(err, junk));
+	assert_null(r);
+
+	/* The first 40 lines of a real trace: a partial replay or a stated
+	 * refusal, never a crash. */
+	{
+		char *cmd, *fx = fixture("lockpair-record.trace.gz");
+
+		assert_true(asprintf(&cmd, "zcat '%s' | head -n 40 > '%s'", fx, cut) > 0);
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+		free(fx);
+	}
+	rc = sp_replay_build(cut, &o, &r, NULL, err, sizeof(err));
+	if (rc) {
+		assert_int_equal(rc, -ENODATA);
+		assert_non_null(strstr(err, cut));
+	} else {
+		sp_replay_free(r);
+	}
+	unlink(junk);
+	unlink(cut);
+	free(junk);
+	free(cut);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_fixture),
+		cmocka_unit_test(test_report_fixture),
+		cmocka_unit_test(test_dat_fixture),
+		cmocka_unit_test(test_workload_file),
+		cmocka_unit_test(test_dependency_not_gap),
+		cmocka_unit_test(test_truncated_wait),
+		cmocka_unit_test(test_bad_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
