@@ -51,7 +51,6 @@ struct sp_replay_opts {
 	size_t nr_critical_tids;
 	/* Neither given: every replayed thread with a lock wait is critical. */
 	bool all_threads;  /* every thread of the trace, not only the recorded command's */
-	uint64_t cs_ns;    /* inferred section length (0: the lock's observed median) */
 	uint32_t cpus;     /* 0: the trace's #P, else 2 */
 };
 
@@ -61,7 +60,7 @@ struct sp_replay_figures {   /* the critical threads, together */
 };
 
 struct sp_replay_counts {
-	uint64_t events, threads, locks, waits, inferred, sleeps, timers, lost;
+	uint64_t events, threads, locks, waits, dropped, sleeps, timers, lost;
 	uint64_t open_waits;   /* waits still open when the trace ended: dropped */
 	uint64_t outside_threads, outside_cpu_ns, replayed_cpu_ns;
 	uint64_t first_ns, last_ns;

@@ -22,9 +22,21 @@ enum { IT_CPU, IT_WAIT, IT_WAKE, IT_SLEEP };
 struct item {
 	uint8_t type;
 	uint8_t hold;         /* enum sp_sim_hold */
-	int32_t lock;
+	int32_t lock;         /* the real lock (WAIT, WAKE) */
+	uint32_t tok;         /* the wake that ended the wait (WAIT, WAKE), 1-based */
 	uint64_t ns;          /* CPU or wall length */
 	uint64_t end;         /* wall time the item ended */
+};
+
+/* One wake of a waiter: the dependency the replay keeps. */
+struct tok {
+	int32_t waiter, waker;   /* thread indexes */
+	int32_t lock;
+	uint8_t hold;
+	bool used;               /* the last wake of an acquisition */
+	bool held;               /* the waker holds it in the program */
+	bool sleep;              /* its waker is not replayed: the wait is a sleep */
+	uint64_t req;            /* when the waiter asked (trace time) */
 };
 
 enum { W_NONE, W_FUTEX, W_KLOCK };
@@ -39,6 +51,8 @@ struct th {
 	uint64_t wait_addr, wait_start;
 	uint8_t wait_hold, wait_kind;
 	bool wait_slept;
+	uint32_t wait_tok;
+	int32_t idx;
 	int32_t waker;        /* -1 none yet, 0 irq/timer */
 	bool sleeping, woken;
 	uint64_t sleep_start, wake_ts;
@@ -50,9 +64,6 @@ struct th {
 struct lk {
 	uint64_t addr;
 	uint8_t kind;         /* enum sp_sim_lock_kind */
-	uint64_t *cs;         /* observed sections, ns */
-	size_t ncs, capcs;
-	uint64_t median;
 };
 
 #define HBITS 12
@@ -64,6 +75,9 @@ struct sp_replay {
 	struct th *hash[1u << HBITS];
 	struct lk *lk;
 	size_t nlk, caplk;
+	struct tok *tk;
+	size_t ntk, captk;
+	uint64_t merge_ns;
 	bool have_root, root_superpass;
 	uint64_t first, last;
 	struct sp_replay_counts c;
@@ -90,6 +104,7 @@ int sp_replay_create(const struct sp_replay_opts *o, struct sp_replay **out)
 	if (o)
 		r->o = *o;
 	sp_hist_init(&r->hist);
+	r->merge_ns = 50000;
 	*out = r;
 	return 0;
 }
@@ -102,10 +117,9 @@ void sp_replay_free(struct sp_replay *r)
 		free(r->th[i]->it);
 		free(r->th[i]);
 	}
-	for (size_t i = 0; i < r->nlk; i++)
-		free(r->lk[i].cs);
 	free(r->th);
 	free(r->lk);
+	free(r->tk);
 	free(r->json);
 	sp_sim_workload_free(r->w);
 	free(r);
@@ -141,6 +155,7 @@ static struct th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
 	t->prio = 120;
 	t->first_ts = t->last_ts = ts;
 	t->waker = -1;
+	t->idx = (int32_t)r->nth;
 	/* Without a recorded command (no fork seen yet), every thread is in. */
 	t->in_set = r->o.all_threads || !r->have_root || !r->root_superpass;
 	t->hnext = r->hash[h];
@@ -149,8 +164,8 @@ static struct th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
 	return t;
 }
 
-static void push(struct sp_replay *r, struct th *t, uint8_t type, int32_t lock, uint8_t hold,
-		 uint64_t ns, uint64_t end)
+static void push_tok(struct sp_replay *r, struct th *t, uint8_t type, int32_t lock, uint8_t hold,
+		     uint32_t tok, uint64_t ns, uint64_t end)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 32;
@@ -163,8 +178,14 @@ static void push(struct sp_replay *r, struct th *t, uint8_t type, int32_t lock, 
 		t->it = v;
 		t->cap = cap;
 	}
-	t->it[t->n++] = (struct item){ .type = type, .lock = lock, .hold = hold, .ns = ns,
-				       .end = end };
+	t->it[t->n++] = (struct item){ .type = type, .lock = lock, .hold = hold, .tok = tok,
+				       .ns = ns, .end = end };
+}
+
+static void push(struct sp_replay *r, struct th *t, uint8_t type, int32_t lock, uint8_t hold,
+		 uint64_t ns, uint64_t end)
+{
+	push_tok(r, t, type, lock, hold, 0, ns, end);
 }
 
 /* The CPU @t used up to @ts, as one item. */
@@ -213,11 +234,11 @@ static bool futex_is_wait(uint32_t op)
 static void wait_end(struct sp_replay *r, struct th *t, uint64_t ts, bool ok)
 {
 	flush_cpu(r, t, ts);
-	if (ok && t->waker > 0) {
+	if (ok && t->waker > 0 && t->wait_tok) {
 		int l = lock_ref(r, t->wait_addr, t->wait_kind);
 
 		if (l >= 0)
-			push(r, t, IT_WAIT, l, t->wait_hold, ts - t->wait_start, ts);
+			push_tok(r, t, IT_WAIT, l, t->wait_hold, t->wait_tok, ts - t->wait_start, ts);
 	} else if (t->wait_slept) {
 		push(r, t, IT_SLEEP, -1, 0, ts - t->wait_start, ts);
 	}
@@ -317,12 +338,26 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 
 			u = irq ? NULL : th_get(r, ev->pid, ts);
 			t->waker = u ? u->tid : 0;
+			t->wait_tok = 0;
 			if (u && u != t) {
 				int l = lock_ref(r, t->wait_addr, t->wait_kind);
 
-				flush_cpu(r, u, ts);
-				if (l >= 0)
-					push(r, u, IT_WAKE, l, t->wait_hold, 0, ts);
+				if (l >= 0 && r->ntk == r->captk) {
+					size_t cap = r->captk ? 2 * r->captk : 64;
+					struct tok *v = realloc(r->tk, cap * sizeof(*v));
+
+					if (!v)
+						return -ENOMEM;
+					r->tk = v;
+					r->captk = cap;
+				}
+				if (l >= 0) {
+					r->tk[r->ntk] = (struct tok){ .waiter = t->idx, .waker = u->idx,
+						.lock = l, .hold = t->wait_hold, .req = t->wait_start };
+					t->wait_tok = (uint32_t)++r->ntk;
+					flush_cpu(r, u, ts);
+					push_tok(r, u, IT_WAKE, l, t->wait_hold, t->wait_tok, 0, ts);
+				}
 			}
 		} else if (t->sleeping && !t->woken) {
 			t->woken = true;
@@ -450,11 +485,18 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void lk_name(const struct sp_replay *r, int l, char *buf, size_t cap)
+/* The lock a token stands for, and which wake it is. */
+static void tok_name(const struct sp_replay *r, int32_t tok, char *buf, size_t cap)
 {
 	static const char *const pre[] = { "futex", "rwlock", "rwlock", "kmutex", "rwsem" };
+	const struct lk *l = &r->lk[r->tk[tok - 1].lock];
 
-	snprintf(buf, cap, "%s-%llx", pre[r->lk[l].kind], (unsigned long long)r->lk[l].addr);
+	snprintf(buf, cap, "%s-%llx-%d", pre[l->kind], (unsigned long long)l->addr, tok);
+}
+
+static uint8_t tok_kind(const struct sp_replay *r, int32_t tok)
+{
+	return r->lk[r->tk[tok - 1].lock].kind;
 }
 
 static void th_name(const struct th *t, char *buf, size_t cap)
@@ -522,16 +564,7 @@ static void op_add(struct prog *p, uint8_t type, int32_t lock, uint8_t hold, uin
 	p->op[p->n++] = (struct op){ .type = type, .lock = lock, .hold = hold, .ns = ns };
 }
 
-static void op_insert(struct prog *p, size_t at, struct op o)
-{
-	op_add(p, OP_SLEEP, -1, 0, 0); /* room */
-	if (p->nomem)
-		return;
-	memmove(&p->op[at + 1], &p->op[at], (p->n - 1 - at) * sizeof(*p->op));
-	p->op[at] = o;
-}
-
-#define MAXHELD 16
+#define MAXHELD 14 /* tokens a thread holds at once (the simulator allows 16 locks) */
 
 /* The period of @t's sleeps if they end on a grid, else 0. */
 static uint64_t period_of(const struct th *t)
@@ -566,86 +599,134 @@ static uint64_t period_of(const struct th *t)
 		if (ok * 10 < n * 8)
 			p = 0;
 	}
+	/* The simulated timer counts periods from the thread's start: the
+	 * start is moved to a period before the first sleep's end, which only
+	 * cuts idle time if the thread started at least that early. */
+	for (size_t i = 0; p && i < t->n; i++) {
+		if (t->it[i].type != IT_SLEEP)
+			continue;
+		if ((t->it[i].end - t->first_ts) * 10 < p * 9)
+			p = 0;
+		break;
+	}
 	free(iv);
 	return p;
 }
 
+/* Which wakes matter: a waiter that waited again on the same lock right
+ * after a wake (glibc's retry: it lost the race) depends on the last wake
+ * only; its blocking runs from its first request. */
+static void mark_tokens(struct sp_replay *r, const struct th *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct item *it = &t->it[i];
+		uint64_t between = 0;
+		size_t j;
+
+		if (it->type != IT_WAIT)
+			continue;
+		for (j = i + 1; j < t->n; j++) {
+			if (t->it[j].type == IT_CPU)
+				between += t->it[j].ns;
+			else if (t->it[j].type != IT_WAKE)
+				break;
+		}
+		if (j < t->n && t->it[j].type == IT_WAIT && t->it[j].lock == it->lock &&
+		    between <= r->merge_ns) {
+			r->tk[it->tok - 1].used = false;
+			if (r->tk[it->tok - 1].req < r->tk[t->it[j].tok - 1].req)
+				r->tk[t->it[j].tok - 1].req = r->tk[it->tok - 1].req;
+			continue;
+		}
+		if (!r->th[r->tk[it->tok - 1].waker]->in_set ||
+		    !r->th[r->tk[it->tok - 1].waker]->cpu_total) {
+			r->tk[it->tok - 1].sleep = true;
+			continue;
+		}
+		r->tk[it->tok - 1].used = true;
+		if (t->critical)
+			sp_hist_record(&r->hist, it->end - r->tk[it->tok - 1].req);
+		r->c.waits++;
+	}
+}
+
+struct ins {
+	size_t at;    /* before this item */
+	uint32_t tok;
+};
+
+static int cmp_ins(const void *a, const void *b)
+{
+	const struct ins *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at ? 1 : (x->tok > y->tok) - (x->tok < y->tok);
+}
+
+/* @t's program. As a waker it holds the token of each wake it makes from
+ * its previous wake (or its start, or earlier if the waiter asked earlier)
+ * to the wake itself: a waiter asking for it in the replay waits until @t,
+ * replayed, reaches the point where it woke that waiter in the trace. */
 static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64_t *delay,
 		       uint64_t period)
 {
-	int32_t held[MAXHELD];
-	size_t nheld = 0, seg = 0;
-	uint64_t blk_start = 0, blk_end = 0, first_sleep_end = 0, last_sleep_end = 0;
-	uint64_t sleeps = 0;
-	bool in_blk = false;
+	struct ins *ins = NULL;
+	size_t nins = 0, k = 0, prev_wake = 0, nheld = 0;
+	uint64_t first_sleep_end = 0, last_sleep_end = 0, sleeps = 0;
+	bool have_prev = false;
 
+	ins = calloc(t->n + 1, sizeof(*ins));
+	if (!ins) {
+		p->nomem = 1;
+		return;
+	}
 	for (size_t i = 0; i < t->n; i++) {
 		const struct item *it = &t->it[i];
-		size_t h;
+		size_t at = have_prev ? prev_wake : 0, q;
 
+		if (it->type != IT_WAKE || !r->tk[it->tok - 1].used)
+			continue;
+		for (q = 0; q < i && t->it[q].end <= r->tk[it->tok - 1].req; q++)
+			;
+		if (q < at)
+			at = q;
+		ins[nins++] = (struct ins){ .at = at, .tok = it->tok };
+		prev_wake = i;
+		have_prev = true;
+	}
+	qsort(ins, nins, sizeof(*ins), cmp_ins);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct item *it = &t->it[i];
+		struct tok *tk = it->tok ? &r->tk[it->tok - 1] : NULL;
+
+		for (; k < nins && ins[k].at == i; k++) {
+			if (nheld >= MAXHELD) {
+				r->c.dropped++;
+				continue;
+			}
+			r->tk[ins[k].tok - 1].held = true;
+			nheld++;
+			op_add(p, OP_LOCK, (int32_t)ins[k].tok, SP_SIM_EXCL, 0);
+		}
 		switch (it->type) {
 		case IT_CPU:
 			op_add(p, OP_RUN, -1, 0, it->ns);
 			break;
 		case IT_WAIT:
-			r->c.waits++;
-			for (h = 0; h < nheld && held[h] != it->lock; h++)
-				;
-			if (h < nheld) { /* a retry of the same acquisition */
-				if (in_blk)
-					blk_end = it->end;
-				break;
+			if (tk->used) {
+				op_add(p, OP_LOCK, (int32_t)it->tok, tk->hold, 0);
+				op_add(p, OP_UNLOCK, (int32_t)it->tok, tk->hold, 0);
+			} else if (tk->sleep) {
+				op_add(p, OP_SLEEP, -1, 0, it->ns);
+				r->c.sleeps++;
 			}
-			if (in_blk && t->critical)
-				sp_hist_record(&r->hist, blk_end - blk_start);
-			in_blk = true;
-			blk_start = it->end - it->ns;
-			blk_end = it->end;
-			if (nheld < MAXHELD)
-				held[nheld++] = it->lock;
-			op_add(p, OP_LOCK, it->lock, it->hold, 0);
-			seg = p->n;
 			break;
-		case IT_WAKE: {
-			uint64_t cap, acc = 0;
-			size_t at;
-
-			for (h = 0; h < nheld && held[h] != it->lock; h++)
-				;
-			if (h < nheld) {
-				held[h] = held[--nheld];
-				op_add(p, OP_UNLOCK, it->lock, 0, 0);
-				break;
+		case IT_WAKE:
+			if (tk->used && tk->held) {
+				op_add(p, OP_UNLOCK, (int32_t)it->tok, SP_SIM_EXCL, 0);
+				nheld--;
 			}
-			/* Not seen taking it: it took it up to the section length
-			 * before, within its current stretch of running. */
-			r->c.inferred++;
-			cap = r->o.cs_ns ? r->o.cs_ns : r->lk[it->lock].median;
-			if (!cap)
-				cap = UINT64_MAX;
-			at = p->n;
-			while (at > seg && p->op[at - 1].type == OP_RUN && acc < cap) {
-				if (acc + p->op[at - 1].ns > cap) {
-					/* split the run */
-					struct op rest = p->op[at - 1];
-					uint64_t keep = cap - acc;
-
-					p->op[at - 1].ns -= keep;
-					rest.ns = keep;
-					op_insert(p, at, rest);
-					acc = cap;
-					break;
-				}
-				acc += p->op[--at].ns;
-			}
-			op_insert(p, at, (struct op){ .type = OP_LOCK, .lock = it->lock,
-						       .hold = SP_SIM_EXCL });
-			op_add(p, OP_UNLOCK, it->lock, 0, 0);
 			break;
-		}
 		case IT_SLEEP:
-			while (nheld)
-				op_add(p, OP_UNLOCK, held[--nheld], 0, 0);
 			if (period) {
 				if (!sleeps)
 					first_sleep_end = it->end;
@@ -657,18 +738,15 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 				r->c.sleeps++;
 			}
 			sleeps++;
-			seg = p->n;
 			break;
 		}
 	}
-	if (in_blk && t->critical)
-		sp_hist_record(&r->hist, blk_end - blk_start);
-	while (nheld)
-		op_add(p, OP_UNLOCK, held[--nheld], 0, 0);
+	free(ins);
 	*delay = t->first_ts > r->first ? t->first_ts - r->first : 0;
 	if (period && sleeps) {
-		/* The absolute schedule starts where its first deadline says;
-		 * the frames it spanned, and those the sleeps did not reach. */
+		/* The schedule starts a period before the first deadline (see
+		 * period_of); the frames the trace spanned, and those no sleep
+		 * reached (late: the absolute timer did not sleep). */
 		uint64_t origin = first_sleep_end - period, frames;
 
 		if (origin > t->first_ts)
@@ -676,42 +754,6 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 		frames = (last_sleep_end - first_sleep_end + period / 2) / period + 1;
 		r->frames += frames;
 		r->janky += frames > sleeps ? frames - sleeps : 0;
-	}
-}
-
-static void observe_sections(struct sp_replay *r, const struct th *t)
-{
-	/* CPU from a contended acquisition to the wake that released it. */
-	int32_t cur = -1;
-	uint64_t acc = 0;
-
-	for (size_t i = 0; i < t->n; i++) {
-		const struct item *it = &t->it[i];
-
-		if (it->type == IT_WAIT && cur < 0) {
-			cur = it->lock;
-			acc = 0;
-		} else if (it->type == IT_CPU && cur >= 0) {
-			acc += it->ns;
-		} else if (it->type == IT_WAKE && it->lock == cur) {
-			struct lk *l = &r->lk[cur];
-
-			if (l->ncs == l->capcs) {
-				size_t cap = l->capcs ? 2 * l->capcs : 16;
-				uint64_t *v = realloc(l->cs, cap * sizeof(*v));
-
-				if (!v) {
-					r->nomem = 1;
-					return;
-				}
-				l->cs = v;
-				l->capcs = cap;
-			}
-			l->cs[l->ncs++] = acc;
-			cur = -1;
-		} else if (it->type == IT_SLEEP) {
-			cur = -1;
-		}
 	}
 }
 
@@ -788,17 +830,17 @@ static void json_prog(struct sp_replay *r, const struct th *t, const struct prog
 			   (unsigned long long)((o->ns + 500) / 1000));
 			break;
 		case OP_LOCK:
-			lk_name(r, o->lock, ln, sizeof(ln));
-			if (r->lk[o->lock].kind == SP_SIM_UMUTEX)
+			tok_name(r, o->lock, ln, sizeof(ln));
+			if (tok_kind(r, o->lock) == SP_SIM_UMUTEX)
 				jp(r, "\t\t\t\t\"lock%u\": \"%s\",\n", ++n, ln);
 			else
 				jp(r, "\t\t\t\t\"sp_%slock%u\": \"%s\",\n",
 				   o->hold == SP_SIM_SHARED ? "rd" : "wr", ++n, ln);
 			break;
 		case OP_UNLOCK:
-			lk_name(r, o->lock, ln, sizeof(ln));
+			tok_name(r, o->lock, ln, sizeof(ln));
 			jp(r, "\t\t\t\t\"%sunlock%u\": \"%s\",\n",
-			   r->lk[o->lock].kind == SP_SIM_UMUTEX ? "" : "sp_", ++n, ln);
+			   tok_kind(r, o->lock) == SP_SIM_UMUTEX ? "" : "sp_", ++n, ln);
 			break;
 		}
 	}
@@ -840,16 +882,10 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		r->c.replayed_cpu_ns += t->cpu_total;
 		t->critical = is_critical(r, t);
 		ncrit += t->critical;
-		observe_sections(r, t);
 	}
-	for (size_t l = 0; l < r->nlk; l++) {
-		struct lk *k = &r->lk[l];
-
-		if (k->ncs) {
-			qsort(k->cs, k->ncs, sizeof(*k->cs), cmp_u64);
-			k->median = k->cs[k->ncs / 2];
-		}
-	}
+	for (size_t i = 0; i < r->nth; i++)
+		if (r->th[i]->in_set && r->th[i]->cpu_total)
+			mark_tokens(r, r->th[i]);
 	if (!r->c.events)
 		return fail(err, errcap, "no event to replay");
 	if (!ncrit)
@@ -864,12 +900,14 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		bool any = false;
 		char ln[48];
 
-		for (size_t l = 0; l < r->nlk; l++) {
-			if (r->lk[l].kind == SP_SIM_UMUTEX)
+		for (size_t k = 0; k < r->ntk; k++) {
+			uint8_t kind = tok_kind(r, (int32_t)k + 1);
+
+			if (kind == SP_SIM_UMUTEX || !r->tk[k].used)
 				continue;
-			lk_name(r, (int)l, ln, sizeof(ln));
+			tok_name(r, (int32_t)k + 1, ln, sizeof(ln));
 			jp(r, "%s\"%s\": \"%s\"", any ? ", " : ",\n\t\t\"sp_locks\": { ", ln,
-			   r->lk[l].kind == SP_SIM_RWSEM ? "rwsem" : "kmutex");
+			   kind == SP_SIM_RWSEM ? "rwsem" : "kmutex");
 			any = true;
 		}
 		if (any)

@@ -36,8 +36,7 @@ static void usage(FILE *f)
 		"                       superpass (default all; none always runs)\n"
 		"      --k LIST         superpass reader bounds (default 4)\n"
 		"      --cpus N         CPUs (default: the trace's #P, else 2)\n"
-		"      --cs-us N        an uncontended acquisition's assumed section (default:\n"
-		"                       the lock's median observed section)\n"
+
 		"      --all-threads    replay every thread, not only the recorded command's\n"
 		"      --seed N         simulator seed (default 1)\n"
 		"      --json FILE      one record per run (the sim's record shape)\n"
@@ -124,14 +123,13 @@ static int write_text(const char *path, const char *text)
 
 int replay_main(int argc, char **argv)
 {
-	enum { O_K = 256, O_CPUS, O_CS, O_ALL, O_SEED, O_JSON, O_SVG, O_WL };
+	enum { O_K = 256, O_CPUS, O_ALL, O_SEED, O_JSON, O_SVG, O_WL };
 	static const struct option lo[] = {
 		{ "critical", required_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "policies", required_argument, NULL, 'p' },
 		{ "k", required_argument, NULL, O_K },
 		{ "cpus", required_argument, NULL, O_CPUS },
-		{ "cs-us", required_argument, NULL, O_CS },
 		{ "all-threads", no_argument, NULL, O_ALL },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "json", required_argument, NULL, O_JSON },
@@ -225,13 +223,6 @@ int replay_main(int argc, char **argv)
 			}
 			o.cpus = (uint32_t)v;
 			break;
-		case O_CS:
-			if (num(optarg, 1, 10000000, &v, "--cs-us")) {
-				status = 2;
-				goto out;
-			}
-			o.cs_ns = (uint64_t)v * 1000;
-			break;
 		case O_ALL: o.all_threads = true; break;
 		case O_SEED:
 			if (num(optarg, 0, 0x7fffffffffffffffll, &v, "--seed")) {
@@ -311,12 +302,12 @@ int replay_main(int argc, char **argv)
 		sp_replay_trace_figures(r, &tf);
 		sp_replay_run_figures(none, &nf);
 		printf("%s: %llu events, %.3f s; replayed %llu threads (%.3f s CPU), %llu locks, "
-		       "%llu lock waits (%llu acquisitions inferred), %llu sleeps, %llu timers; left "
+		       "%llu lock waits (%llu dependencies dropped), %llu sleeps, %llu timers; left "
 		       "out %llu threads (%.3f s CPU)%s\n",
 		       path, (unsigned long long)k.events, (double)(k.last_ns - k.first_ns) / 1e9,
 		       (unsigned long long)k.threads, (double)k.replayed_cpu_ns / 1e9,
 		       (unsigned long long)k.locks, (unsigned long long)k.waits,
-		       (unsigned long long)k.inferred, (unsigned long long)k.sleeps,
+		       (unsigned long long)k.dropped, (unsigned long long)k.sleeps,
 		       (unsigned long long)k.timers, (unsigned long long)k.outside_threads,
 		       (double)k.outside_cpu_ns / 1e9,
 		       k.lost ? "; the trace lost events: a partial replay" : "");
