@@ -61,6 +61,7 @@ struct sp_replay_figures {   /* the critical threads, together */
 
 struct sp_replay_counts {
 	uint64_t events, threads, locks, waits, dropped, sleeps, timers, lost;
+	uint64_t hogs;         /* threads replayed as busy until they ended (never slept) */
 	uint64_t open_waits;   /* waits still open when the trace ended: dropped */
 	uint64_t outside_threads, outside_cpu_ns, replayed_cpu_ns;
 	uint64_t first_ns, last_ns;

@@ -531,7 +531,7 @@ static uint64_t to_us(struct us_clock *c, uint64_t ns)
 }
 
 /* An output op before JSON: run/sleep in ns, lock/unlock, timer. */
-enum { OP_RUN, OP_SLEEP, OP_TIMER, OP_LOCK, OP_UNLOCK };
+enum { OP_RUN, OP_SLEEP, OP_TIMER, OP_LOCK, OP_UNLOCK, OP_RUNTIME };
 struct op {
 	uint8_t type, hold;
 	int32_t lock;
@@ -679,6 +679,11 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 		p->nomem = 1;
 		return;
 	}
+	/* The token of a wake is taken at the waker's previous wake (before
+	 * that one is let go: hand over hand), or at its start, or where it
+	 * was when the waiter asked if that is earlier: a waiter that asks a
+	 * little early in the replay still waits for the point where this
+	 * thread woke it. */
 	for (size_t i = 0; i < t->n; i++) {
 		const struct item *it = &t->it[i];
 		size_t at = have_prev ? prev_wake : 0, q;
@@ -694,6 +699,43 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 		have_prev = true;
 	}
 	qsort(ins, nins, sizeof(*ins), cmp_ins);
+	/* A thread that never waited, was asleep for less than 1 % of its
+	 * life and ran for at least 10 % of it (a CPU hog) wanted the CPU all along: what it got is not its
+	 * demand. From its last sleep on it is busy until it ended (rt-app
+	 * runtime), whatever share the replayed scheduler gives it. */
+	{
+		uint64_t off = 0, life = (t->exited ? t->last_ts : r->last) - t->first_ts;
+		size_t last_sleep = 0;
+		bool hog = !nins && life > 10 * 1000000ull;
+
+		for (size_t i = 0; hog && i < t->n; i++) {
+			if (t->it[i].type == IT_WAIT)
+				hog = false;
+			else if (t->it[i].type == IT_SLEEP) {
+				off += t->it[i].ns;
+				last_sleep = i + 1;
+			}
+		}
+		/* ... and was seen running (a filtered trace may just have lost
+		 * sight of a thread). */
+		if (hog && off * 100 < life && t->cpu_total * 10 >= life) {
+			uint64_t from = last_sleep ? t->it[last_sleep - 1].end : t->first_ts;
+			uint64_t end = t->exited ? t->last_ts : r->last;
+
+			for (size_t i = 0; i < last_sleep; i++) {
+				if (t->it[i].type == IT_CPU)
+					op_add(p, OP_RUN, -1, 0, t->it[i].ns);
+				else if (t->it[i].type == IT_SLEEP)
+					op_add(p, OP_SLEEP, -1, 0, t->it[i].ns);
+			}
+			if (end > from)
+				op_add(p, OP_RUNTIME, -1, 0, end - from);
+			r->c.hogs++;
+			free(ins);
+			*delay = t->first_ts > r->first ? t->first_ts - r->first : 0;
+			return;
+		}
+	}
 	for (size_t i = 0; i < t->n; i++) {
 		const struct item *it = &t->it[i];
 		struct tok *tk = it->tok ? &r->tk[it->tok - 1] : NULL;
@@ -728,6 +770,15 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 			break;
 		case IT_SLEEP:
 			if (period) {
+				/* As the bench and the simulator count them: the
+				 * periods the work spanned are janky, the periods to
+				 * the sleep's end are frames. */
+				if (sleeps) {
+					uint64_t work = it->end - it->ns - last_sleep_end;
+
+					r->janky += work / period;
+					r->frames += (it->end - last_sleep_end + period / 2) / period;
+				}
 				if (!sleeps)
 					first_sleep_end = it->end;
 				last_sleep_end = it->end;
@@ -745,15 +796,12 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 	*delay = t->first_ts > r->first ? t->first_ts - r->first : 0;
 	if (period && sleeps) {
 		/* The schedule starts a period before the first deadline (see
-		 * period_of); the frames the trace spanned, and those no sleep
-		 * reached (late: the absolute timer did not sleep). */
-		uint64_t origin = first_sleep_end - period, frames;
+		 * period_of). */
+		uint64_t origin = first_sleep_end - period;
 
 		if (origin > t->first_ts)
 			*delay = origin - r->first;
-		frames = (last_sleep_end - first_sleep_end + period / 2) / period + 1;
-		r->frames += frames;
-		r->janky += frames > sleeps ? frames - sleeps : 0;
+		r->frames++; /* the first */
 	}
 }
 
@@ -820,13 +868,20 @@ static void json_prog(struct sp_replay *r, const struct th *t, const struct prog
 			if ((us = to_us(&run, o->ns)))
 				jp(r, "\t\t\t\t\"run%u\": %llu,\n", ++n, (unsigned long long)us);
 			break;
+		case OP_RUNTIME:
+			if ((us = to_us(&slp, o->ns)))
+				jp(r, "\t\t\t\t\"runtime%u\": %llu,\n", ++n, (unsigned long long)us);
+			break;
 		case OP_SLEEP:
 			if ((us = to_us(&slp, o->ns)))
 				jp(r, "\t\t\t\t\"sleep%u\": %llu,\n", ++n, (unsigned long long)us);
 			break;
 		case OP_TIMER:
+			/* relative: a late frame restarts the schedule from
+			 * then, as the bench's frame loop does, instead of
+			 * catching up. */
 			jp(r, "\t\t\t\t\"timer%u\": { \"ref\": \"unique\", \"period\": %llu, "
-			      "\"mode\": \"absolute\" },\n", ++n,
+			      "\"mode\": \"relative\" },\n", ++n,
 			   (unsigned long long)((o->ns + 500) / 1000));
 			break;
 		case OP_LOCK:
@@ -867,6 +922,10 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 			t->running = false;
 		}
 		flush_cpu(r, t, r->last);
+		if (t->sleeping && r->last > t->sleep_start) { /* asleep at the end */
+			push(r, t, IT_SLEEP, -1, 0, r->last - t->sleep_start, r->last);
+			t->sleeping = false;
+		}
 		if (t->wait) { /* open at the end: dropped, and said */
 			if (t->in_set)
 				r->c.open_waits++;

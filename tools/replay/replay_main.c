@@ -37,6 +37,8 @@ static void usage(FILE *f)
 		"      --k LIST         superpass reader bounds (default 4)\n"
 		"      --cpus N         CPUs (default: the trace's #P, else 2)\n"
 
+		"      --slice-us N     the simulated fair class's base slice (default 3000, as\n"
+		"                       EEVDF; a CFS kernel preempts after about 750)\n"
 		"      --all-threads    replay every thread, not only the recorded command's\n"
 		"      --seed N         simulator seed (default 1)\n"
 		"      --json FILE      one record per run (the sim's record shape)\n"
@@ -123,13 +125,14 @@ static int write_text(const char *path, const char *text)
 
 int replay_main(int argc, char **argv)
 {
-	enum { O_K = 256, O_CPUS, O_ALL, O_SEED, O_JSON, O_SVG, O_WL };
+	enum { O_K = 256, O_CPUS, O_SLICE, O_ALL, O_SEED, O_JSON, O_SVG, O_WL };
 	static const struct option lo[] = {
 		{ "critical", required_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "policies", required_argument, NULL, 'p' },
 		{ "k", required_argument, NULL, O_K },
 		{ "cpus", required_argument, NULL, O_CPUS },
+		{ "slice-us", required_argument, NULL, O_SLICE },
 		{ "all-threads", no_argument, NULL, O_ALL },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "json", required_argument, NULL, O_JSON },
@@ -147,7 +150,7 @@ int replay_main(int argc, char **argv)
 	uint32_t ks[RP_MAX_K] = { 4 };
 	int nc = 0, nt = 0, np = 0, nk = 1, c, status = 0, nr = 0;
 	unsigned policies = (1u << SP_SIM_POL_NR) - 1;
-	uint64_t seed = 1;
+	uint64_t seed = 1, slice_ns = 0;
 	bool quiet = false;
 	long long v;
 	struct sp_replay_opts o;
@@ -223,6 +226,13 @@ int replay_main(int argc, char **argv)
 			}
 			o.cpus = (uint32_t)v;
 			break;
+		case O_SLICE:
+			if (num(optarg, 1, 1000000, &v, "--slice-us")) {
+				status = 2;
+				goto out;
+			}
+			slice_ns = (uint64_t)v * 1000;
+			break;
 		case O_ALL: o.all_threads = true; break;
 		case O_SEED:
 			if (num(optarg, 0, 0x7fffffffffffffffll, &v, "--seed")) {
@@ -281,6 +291,7 @@ int replay_main(int argc, char **argv)
 			so.policy = (enum sp_sim_policy)p;
 			so.k = p == SP_SIM_POL_SUPERPASS ? ks[i] : 0;
 			so.seed = seed;
+			so.base_slice_ns = slice_ns;
 			c = sp_sim_run(sp_replay_workload(r), &so, &rs[nr]);
 			if (c) {
 				fprintf(stderr, "superpass replay: %s: the simulator refused the "
@@ -302,13 +313,14 @@ int replay_main(int argc, char **argv)
 		sp_replay_trace_figures(r, &tf);
 		sp_replay_run_figures(none, &nf);
 		printf("%s: %llu events, %.3f s; replayed %llu threads (%.3f s CPU), %llu locks, "
-		       "%llu lock waits (%llu dependencies dropped), %llu sleeps, %llu timers; left "
+		       "%llu lock waits (%llu dependencies dropped), %llu sleeps, %llu timers, %llu CPU hogs; left "
 		       "out %llu threads (%.3f s CPU)%s\n",
 		       path, (unsigned long long)k.events, (double)(k.last_ns - k.first_ns) / 1e9,
 		       (unsigned long long)k.threads, (double)k.replayed_cpu_ns / 1e9,
 		       (unsigned long long)k.locks, (unsigned long long)k.waits,
 		       (unsigned long long)k.dropped, (unsigned long long)k.sleeps,
-		       (unsigned long long)k.timers, (unsigned long long)k.outside_threads,
+		       (unsigned long long)k.timers, (unsigned long long)k.hogs,
+		       (unsigned long long)k.outside_threads,
 		       (double)k.outside_cpu_ns / 1e9,
 		       k.lost ? "; the trace lost events: a partial replay" : "");
 		if (k.open_waits)
