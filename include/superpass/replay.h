@@ -52,6 +52,8 @@ struct sp_replay_opts {
 	/* Neither given: every replayed thread with a lock wait is critical. */
 	bool all_threads;  /* every thread of the trace, not only the recorded command's */
 	uint32_t cpus;     /* 0: the trace's #P, else 2 */
+	uint64_t slice_ns; /* the fair base slice the workload asks for (0: Linux's
+			      default for that many CPUs, 0.75 ms * (1 + log2(min(cpus, 8)))) */
 };
 
 struct sp_replay_figures {   /* the critical threads, together */
@@ -66,6 +68,7 @@ struct sp_replay_counts {
 	uint64_t outside_threads, outside_cpu_ns, replayed_cpu_ns;
 	uint64_t first_ns, last_ns;
 	uint32_t cpus;
+	uint64_t slice_ns;
 };
 
 struct sp_replay;

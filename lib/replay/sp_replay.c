@@ -564,6 +564,7 @@ static void op_add(struct prog *p, uint8_t type, int32_t lock, uint8_t hold, uin
 	p->op[p->n++] = (struct op){ .type = type, .lock = lock, .hold = hold, .ns = ns };
 }
 
+#define WINDOW 12  /* wakes a waker holds ahead */
 #define MAXHELD 14 /* tokens a thread holds at once (the simulator allows 16 locks) */
 
 /* The period of @t's sleeps if they end on a grid, else 0. */
@@ -670,23 +671,30 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 		       uint64_t period)
 {
 	struct ins *ins = NULL;
-	size_t nins = 0, k = 0, prev_wake = 0, nheld = 0;
+	size_t *wakes, nins = 0, k = 0, nheld = 0;
 	uint64_t first_sleep_end = 0, last_sleep_end = 0, sleeps = 0;
-	bool have_prev = false;
 
 	ins = calloc(t->n + 1, sizeof(*ins));
 	if (!ins) {
 		p->nomem = 1;
 		return;
 	}
-	/* The token of a wake is taken at the waker's previous wake (before
-	 * that one is let go: hand over hand), or at its start, or where it
-	 * was when the waiter asked if that is earlier: a waiter that asks a
-	 * little early in the replay still waits for the point where this
-	 * thread woke it. */
+	/* The token of wake j is taken at wake j - WINDOW of this thread
+	 * (before that one is let go), or at its start, or where it was when
+	 * the waiter asked if that is earlier: it always holds its next
+	 * WINDOW wakes, so a waiter that asks early in the replay still waits
+	 * for the point where this thread woke it (with one wake of lead
+	 * instead, the fixtures' replays lose all their waits for some
+	 * slices), and it holds at most WINDOW + 1 tokens at once. */
+	wakes = calloc(t->n + 1, sizeof(*wakes));
+	if (!wakes) {
+		free(ins);
+		p->nomem = 1;
+		return;
+	}
 	for (size_t i = 0; i < t->n; i++) {
 		const struct item *it = &t->it[i];
-		size_t at = have_prev ? prev_wake : 0, q;
+		size_t at = nins >= WINDOW ? wakes[nins - WINDOW] : 0, q;
 
 		if (it->type != IT_WAKE || !r->tk[it->tok - 1].used)
 			continue;
@@ -694,10 +702,10 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 			;
 		if (q < at)
 			at = q;
-		ins[nins++] = (struct ins){ .at = at, .tok = it->tok };
-		prev_wake = i;
-		have_prev = true;
+		ins[nins] = (struct ins){ .at = at, .tok = it->tok };
+		wakes[nins++] = i;
 	}
+	free(wakes);
 	qsort(ins, nins, sizeof(*ins), cmp_ins);
 	/* A thread that never waited, was asleep for less than 1 % of its
 	 * life and ran for at least 10 % of it (a CPU hog) wanted the CPU all along: what it got is not its
@@ -952,9 +960,19 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 					 ? "no replayed thread matches --critical/--tid"
 					 : "no replayed thread waited for a lock (nothing to compare)");
 	r->c.cpus = r->o.cpus ? r->o.cpus : 2;
+	r->c.slice_ns = r->o.slice_ns;
+	if (!r->c.slice_ns) { /* sched_update_scaling(): SCHED_TUNABLESCALING_LOG */
+		uint32_t f = 1, n = r->c.cpus < 8 ? r->c.cpus : 8;
+
+		while (n >>= 1)
+			f++;
+		r->c.slice_ns = 750000ull * f;
+	}
 	jp(r, "{\n\t\"global\": {\n\t\t\"duration\": %llu,\n\t\t\"default_policy\": "
-	      "\"SCHED_OTHER\",\n\t\t\"calibration\": \"CPU0\",\n\t\t\"sp_cpus\": %u",
-	   (unsigned long long)((r->last - r->first) / 1000000000ull + 1), r->c.cpus);
+	      "\"SCHED_OTHER\",\n\t\t\"calibration\": \"CPU0\",\n\t\t\"sp_cpus\": %u,\n"
+	      "\t\t\"sp_base_slice_us\": %llu",
+	   (unsigned long long)((r->last - r->first) / 1000000000ull + 1), r->c.cpus,
+	   (unsigned long long)(r->c.slice_ns / 1000));
 	{
 		bool any = false;
 		char ln[48];

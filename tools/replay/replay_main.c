@@ -37,8 +37,8 @@ static void usage(FILE *f)
 		"      --k LIST         superpass reader bounds (default 4)\n"
 		"      --cpus N         CPUs (default: the trace's #P, else 2)\n"
 
-		"      --slice-us N     the simulated fair class's base slice (default 3000, as\n"
-		"                       EEVDF; a CFS kernel preempts after about 750)\n"
+		"      --slice-us N     the simulated fair base slice (default: Linux's for the\n"
+		"                       trace's CPUs, 750 * (1 + log2(min(cpus, 8))): 1500 on 2)\n"
 		"      --all-threads    replay every thread, not only the recorded command's\n"
 		"      --seed N         simulator seed (default 1)\n"
 		"      --json FILE      one record per run (the sim's record shape)\n"
@@ -150,7 +150,7 @@ int replay_main(int argc, char **argv)
 	uint32_t ks[RP_MAX_K] = { 4 };
 	int nc = 0, nt = 0, np = 0, nk = 1, c, status = 0, nr = 0;
 	unsigned policies = (1u << SP_SIM_POL_NR) - 1;
-	uint64_t seed = 1, slice_ns = 0;
+	uint64_t seed = 1;
 	bool quiet = false;
 	long long v;
 	struct sp_replay_opts o;
@@ -231,7 +231,7 @@ int replay_main(int argc, char **argv)
 				status = 2;
 				goto out;
 			}
-			slice_ns = (uint64_t)v * 1000;
+			o.slice_ns = (uint64_t)v * 1000;
 			break;
 		case O_ALL: o.all_threads = true; break;
 		case O_SEED:
@@ -291,7 +291,6 @@ int replay_main(int argc, char **argv)
 			so.policy = (enum sp_sim_policy)p;
 			so.k = p == SP_SIM_POL_SUPERPASS ? ks[i] : 0;
 			so.seed = seed;
-			so.base_slice_ns = slice_ns;
 			c = sp_sim_run(sp_replay_workload(r), &so, &rs[nr]);
 			if (c) {
 				fprintf(stderr, "superpass replay: %s: the simulator refused the "
