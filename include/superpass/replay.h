@@ -4,32 +4,45 @@
  * simulator workload (superpass::sim) for what-if replay under another
  * policy.
  *
- * Each replayed thread gets a program, in trace order:
- *  - run: its CPU time between blocking points (sched_switch accounting);
- *  - sleep: a sleep that no traced thread ended keeps its wall length; a
- *    critical thread whose sleeps end on a regular grid (80 % of them on a
- *    multiple of the median interval) gets an absolute rt-app timer of that
- *    period instead: its frames;
- *  - lock: a futex wait (FUTEX_WAIT, WAIT_BITSET, LOCK_PI) or a kernel lock
- *    wait (lock:contention_begin..end) that another traced thread ended is
- *    an acquisition of the lock named by the futex word or the kernel lock
- *    address: futex words are pthread mutexes, contention_begin MUTEX/RT a
- *    kernel mutex, READ/WRITE an rwsem;
- *  - unlock: the point in the waker's own CPU time where it woke the waiter.
- *    So the wait ends when the waker, replayed, reaches that point.
- * Assumptions (what a trace does not show):
- *  - an uncontended acquisition is invisible: a waker that was not seen
- *    taking the lock is assumed to have taken it at most the lock's median
- *    observed section (CPU from a contended acquisition to the wake; all of
- *    the time since its last blocking point if none was observed, or
- *    cs_ns when given) before the wake;
- *  - a release that woke nobody is invisible: a thread releases what it
- *    holds before it sleeps (not before it waits on another lock: chains);
+ * Each replayed thread gets a program, in trace order (one pass of one
+ * rt-app phase):
+ *  - run: its CPU time between blocking points (sched_switch accounting;
+ *    an event in a thread's context also counts as it being on that CPU,
+ *    for traces that missed a switch);
+ *  - sleep: a sleep (or a futex wait that a timer, an interrupt or a thread
+ *    outside the replay ended) keeps its wall length; a critical thread
+ *    whose sleeps end on a grid (80 % of the intervals within 10 % of a
+ *    multiple of the median) gets an rt-app timer of that period instead,
+ *    its frames (janky and frames are counted as `superpass bench` counts
+ *    them: the periods the work spanned, the periods to the sleep's end);
+ *  - runtime: a thread that never waited, slept less than 1 % of its life
+ *    and ran at least 10 % of it (a CPU hog) is busy until it ended: what
+ *    it wanted, not the share it got;
+ *  - each lock wait that a replayed thread ended becomes a dependency
+ *    token: a lock the waker holds and releases at the point in its own
+ *    CPU time where it woke the waiter; the waiter asks for it where it
+ *    asked for the real lock. So the wait ends when the waker, replayed,
+ *    reaches that point, and shrinks (or vanishes) when the waker gets
+ *    there sooner. A waker holds the tokens of its next WINDOW (12) wakes.
+ *    Lock identity: the futex word or the kernel lock address (the token's
+ *    name: futex-ADDR-N, kmutex-ADDR-N, rwsem-ADDR-N); kind: a futex is a
+ *    pthread mutex (PI futex semantics under `pi`), contention_begin
+ *    MUTEX/RT a kernel mutex, READ/WRITE an rwsem (the waiter's side).
+ *    A waiter that waits again on the same word right after a wake (glibc's
+ *    retry) depends on the last wake only; its blocking runs from its
+ *    first request.
+ * What the replay assumes (a trace does not show it):
+ *  - only contended acquisitions are seen (a futex or contention event):
+ *    the replay keeps the trace's set of blockings, it does not find the
+ *    ones a policy would add or remove by moving threads in time;
  *  - readers of rwlocks and rwsems appear only as wakers (the last reader
- *    out wakes the writer): the other readers are not in the replay, and a
- *    waker's inferred hold is exclusive;
- *  - threads outside the recorded command (see all_threads) and interrupts
- *    are left out: their CPU time is reported as outside_cpu_ns.
+ *    out wakes the writer): the waiter depends on that reader alone; the
+ *    other readers, and glibc rwlocks (futex words like any other), are
+ *    not told apart;
+ *  - threads outside the recorded command (see all_threads) and interrupt
+ *    time are left out; their CPU time is reported as outside_cpu_ns.
+ * The workload runs on the simulator's EEVDF model; its base slice is
+ * Linux's default for the trace's CPU count unless slice_ns says.
  */
 #ifndef SUPERPASS_REPLAY_H
 #define SUPERPASS_REPLAY_H
