@@ -279,6 +279,61 @@ static void test_truncated_wait(void **state)
 	assert_null(handmade(1, true));
 }
 
+static void klock(struct sp_replay *r, uint64_t t, int pid, bool begin, uint32_t flags)
+{
+	struct sp_trace_event e = { .ts_ns = t, .cpu = 0, .pid = pid };
+
+	e.type = begin ? SP_TR_LOCK_BEGIN : SP_TR_LOCK_END;
+	e.u.lock.addr = 0xffff888000001000ull;
+	e.u.lock.flags = flags;
+	feed(r, &e);
+}
+
+/* Kernel locks: a rwsem read wait ended by the writer is an rwsem token
+ * (a reader's wait), a mutex wait a kernel mutex one; spinlocks are not
+ * waits. */
+static void test_kernel_locks(void **state)
+{
+	static const int32_t crit[] = { 200 };
+	struct sp_replay_opts o;
+	struct sp_replay *r;
+	struct sp_replay_figures f;
+	char err[256] = "";
+	const char *j;
+
+	(void)state;
+	sp_replay_opts_default(&o);
+	o.critical_tids = crit;
+	o.nr_critical_tids = 1;
+	assert_int_equal(sp_replay_create(&o, &r), 0);
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 100, 120);
+	sw(r, 1 * MS, 100, 120, SP_TRS_RUNNABLE, 200, 120);
+	klock(r, 1 * MS + 1000, 200, true, SP_TRACE_LCB_SPIN);
+	klock(r, 1 * MS + 2000, 200, false, 0);
+	klock(r, 1 * MS + 10000, 200, true, SP_TRACE_LCB_READ);
+	sw(r, 1 * MS + 11000, 200, 120, SP_TRS_UNINTERRUPTIBLE, 100, 120);
+	waking(r, 3 * MS, 100, 200);
+	sw(r, 3 * MS + 1000, 100, 120, SP_TRS_RUNNABLE, 200, 120);
+	klock(r, 3 * MS + 2000, 200, false, 0);
+	klock(r, 3 * MS + 3000, 200, true, SP_TRACE_LCB_MUTEX);
+	sw(r, 3 * MS + 4000, 200, 120, SP_TRS_UNINTERRUPTIBLE, 100, 120);
+	waking(r, 5 * MS, 100, 200);
+	sw(r, 5 * MS + 1000, 100, 120, SP_TRS_SLEEPING, 200, 120);
+	klock(r, 5 * MS + 2000, 200, false, 0);
+	sw(r, 6 * MS, 200, 120, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "klocks", err, sizeof(err)))
+		fail_msg("%s", err);
+	sp_replay_trace_figures(r, &f);
+	assert_int_equal(f.blockings, 2);
+	j = sp_replay_json(r);
+	assert_non_null(strstr(j, "\"rwsem-ffff888000001000-1\": \"rwsem\""));
+	assert_non_null(strstr(j, "\"kmutex-ffff888000001000-2\": \"kmutex\""));
+	assert_non_null(strstr(j, "\"sp_rdlock"));
+	assert_non_null(strstr(j, "\"sp_wrlock"));
+	assert_true(sp_sim_workload_has_rw(sp_replay_workload(r)));
+	sp_replay_free(r);
+}
+
 static void test_bad_files(void **state)
 {
 	struct sp_replay_opts o;
@@ -335,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_workload_file),
 		cmocka_unit_test(test_dependency_not_gap),
 		cmocka_unit_test(test_truncated_wait),
+		cmocka_unit_test(test_kernel_locks),
 		cmocka_unit_test(test_bad_files),
 	};
 
