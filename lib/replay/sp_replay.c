@@ -568,7 +568,7 @@ static void op_add(struct prog *p, uint8_t type, int32_t lock, uint8_t hold, uin
 #define MAXHELD 14 /* tokens a thread holds at once (the simulator allows 16 locks) */
 
 /* The period of @t's sleeps if they end on a grid, else 0. */
-static uint64_t period_of(const struct th *t)
+static uint64_t period_of(const struct th *t, size_t *grid)
 {
 	uint64_t *iv, prev = 0, p = 0;
 	size_t n = 0, ok = 0, ns = 0;
@@ -600,15 +600,32 @@ static uint64_t period_of(const struct th *t)
 		if (ok * 10 < n * 8)
 			p = 0;
 	}
-	/* The simulated timer counts periods from the thread's start: the
-	 * start is moved to a period before the first sleep's end, which only
-	 * cuts idle time if the thread started at least that early. */
-	for (size_t i = 0; p && i < t->n; i++) {
+	/* The simulated timer counts periods from the thread's start. The
+	 * frames start at the first sleep whose next interval is on the grid
+	 * (*grid: its item); the sleeps before it (start-up: a barrier, a
+	 * first nap) are dropped and the start moved to a period before that
+	 * sleep's end, which needs them to hold no lock wait or wake. */
+	*grid = 0;
+	for (size_t i = 0, k = 0; p && i < t->n; i++) {
+		uint64_t m, d;
+
+		if (t->it[i].type == IT_WAIT || t->it[i].type == IT_WAKE) {
+			p = 0;
+			break;
+		}
 		if (t->it[i].type != IT_SLEEP)
 			continue;
-		if ((t->it[i].end - t->first_ts) * 10 < p * 9)
+		if (k >= n) {
 			p = 0;
-		break;
+			break;
+		}
+		m = (iv[k] + p / 2) / p;
+		d = iv[k] > m * p ? iv[k] - m * p : m * p - iv[k];
+		k++;
+		if (m >= 1 && d * 10 <= p) {
+			*grid = i;
+			break;
+		}
 	}
 	free(iv);
 	return p;
@@ -668,7 +685,7 @@ static int cmp_ins(const void *a, const void *b)
  * to the wake itself: a waiter asking for it in the replay waits until @t,
  * replayed, reaches the point where it woke that waiter in the trace. */
 static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64_t *delay,
-		       uint64_t period)
+		       uint64_t period, size_t grid)
 {
 	struct ins *ins = NULL;
 	size_t *wakes, nins = 0, k = 0, nheld = 0;
@@ -777,6 +794,8 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 			}
 			break;
 		case IT_SLEEP:
+			if (period && i < grid)
+				break; /* start-up, before the frames */
 			if (period) {
 				/* As the bench and the simulator count them: the
 				 * periods the work spanned are janky, the periods to
@@ -995,12 +1014,13 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		struct th *t = r->th[i];
 		struct prog p = { 0 };
 		uint64_t delay = 0, period;
+		size_t grid = 0;
 
 		if (!t->in_set || !t->cpu_total)
 			continue;
 		r->c.threads++;
-		period = t->critical ? period_of(t) : 0;
-		build_prog(r, t, &p, &delay, period);
+		period = t->critical ? period_of(t, &grid) : 0;
+		build_prog(r, t, &p, &delay, period, grid);
 		if (!p.nomem)
 			json_prog(r, t, &p, delay);
 		free(p.op);
