@@ -65,6 +65,7 @@ struct sp_replay_opts {
 	/* Neither given: every replayed thread with a lock wait is critical. */
 	bool all_threads;  /* every thread of the trace, not only the recorded command's */
 	uint32_t cpus;     /* 0: the trace's #P, else 2 */
+	uint32_t lead;     /* wakes a waker holds ahead (0: 12; at most 12) */
 	uint64_t slice_ns; /* the fair base slice the workload asks for (0: Linux's
 			      default for that many CPUs, 0.75 ms * (1 + log2(min(cpus, 8)))) */
 };

@@ -689,6 +689,7 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 {
 	struct ins *ins = NULL;
 	size_t *wakes, nins = 0, k = 0, nheld = 0;
+	size_t win = r->o.lead && r->o.lead < WINDOW ? r->o.lead : WINDOW;
 	uint64_t first_sleep_end = 0, last_sleep_end = 0, sleeps = 0;
 
 	ins = calloc(t->n + 1, sizeof(*ins));
@@ -711,7 +712,7 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 	}
 	for (size_t i = 0; i < t->n; i++) {
 		const struct item *it = &t->it[i];
-		size_t at = nins >= WINDOW ? wakes[nins - WINDOW] : 0, q;
+		size_t at = nins >= win ? wakes[nins - win] : 0, q;
 
 		if (it->type != IT_WAKE || !r->tk[it->tok - 1].used)
 			continue;

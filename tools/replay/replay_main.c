@@ -39,6 +39,8 @@ static void usage(FILE *f)
 
 		"      --slice-us N     the simulated fair base slice (default: Linux's for the\n"
 		"                       trace's CPUs, 750 * (1 + log2(min(cpus, 8))): 1500 on 2)\n"
+		"      --lead N         wakes a waker holds ahead (1..12, default 12): how early\n"
+		"                       a waiter may ask and still wait for its waker's point\n"
 		"      --all-threads    replay every thread, not only the recorded command's\n"
 		"      --seed N         simulator seed (default 1)\n"
 		"      --json FILE      one record per run (the sim's record shape)\n"
@@ -125,7 +127,7 @@ static int write_text(const char *path, const char *text)
 
 int replay_main(int argc, char **argv)
 {
-	enum { O_K = 256, O_CPUS, O_SLICE, O_ALL, O_SEED, O_JSON, O_SVG, O_WL };
+	enum { O_K = 256, O_CPUS, O_SLICE, O_LEAD, O_ALL, O_SEED, O_JSON, O_SVG, O_WL };
 	static const struct option lo[] = {
 		{ "critical", required_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
@@ -133,6 +135,7 @@ int replay_main(int argc, char **argv)
 		{ "k", required_argument, NULL, O_K },
 		{ "cpus", required_argument, NULL, O_CPUS },
 		{ "slice-us", required_argument, NULL, O_SLICE },
+		{ "lead", required_argument, NULL, O_LEAD },
 		{ "all-threads", no_argument, NULL, O_ALL },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "json", required_argument, NULL, O_JSON },
@@ -232,6 +235,13 @@ int replay_main(int argc, char **argv)
 				goto out;
 			}
 			o.slice_ns = (uint64_t)v * 1000;
+			break;
+		case O_LEAD:
+			if (num(optarg, 1, 12, &v, "--lead")) {
+				status = 2;
+				goto out;
+			}
+			o.lead = (uint32_t)v;
 			break;
 		case O_ALL: o.all_threads = true; break;
 		case O_SEED:
