@@ -16,14 +16,13 @@
  * the exclusive owner read from the lock word; the core reconciles it with
  * its own record. contention_end is one sp_lock_unblocked().
  *
- * What the kernel lets us see decides which acquires are reported: only
- * those whose release will be reported too. A kernel mutex is released
- * without an event (mutex_unlock emits nothing), so a mutex acquire is
- * never recorded: its owner is known from the word, at every report, and an
- * acquire recorded by the core would outrank every later word (core.h,
- * sp_lock_blocked_owner). An rwsem's acquires and releases are reported
- * while the reader hooks are live (sp_kmod_readers.c): readers, which the
- * word does not show, and writers.
+ * A kernel mutex is released without an event (mutex_unlock emits
+ * nothing). That is fine: a wait reported with a lock word ends in an
+ * acquire the core counts as taken from a word (core.h, sp_lock_unblocked),
+ * so the next word read replaces it. An rwsem's acquires are recorded only
+ * while the reader hooks are live (sp_kmod_readers.c), which then report
+ * the releases too: readers, which the word does not show, would otherwise
+ * stay recorded after they left.
  *
  * Lock slots remember every lock such a task contended on. They bound how
  * many locks the core keeps (a recycled slot is sp_lock_destroyed()), and
@@ -488,10 +487,11 @@ static void sp_probe_end(void *data, void *lock, int ret)
 		sp_det_waiter_free(w);
 		goto out;
 	}
-	/* The acquire is recorded with the unblock only where its release
-	 * will be reported (see the top of this file); the reader hooks
-	 * that report it again find it recorded and stay quiet. */
-	acquired = ret == 0 && w->kind == SP_LOCK_RWLOCK && sp_det.live;
+	/* See the top of this file: a mutex acquire yields to the next
+	 * word; an rwsem's only while its releases are reported. The
+	 * reader hooks that report it again find it recorded and stay
+	 * quiet. */
+	acquired = ret == 0 && (w->kind != SP_LOCK_RWLOCK || sp_det.live);
 	sp_lock_unblocked(sp_core, w->tid, key, acquired);
 	l = sp_det_lock_find(key);
 	sp_det_note_long(w, lock, l);

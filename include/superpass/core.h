@@ -182,7 +182,10 @@ int sp_lock_blocked(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		    enum sp_hold hold);
 /* @tid stopped waiting for @lock: it got it (@acquired: the core records
  * the acquire too, in the hold the wait was reported with; the host does
- * not report it again) or gave up (timeout, signal, error). */
+ * not report it again) or gave up (timeout, signal, error). If the wait
+ * was reported with a lock word, the acquire counts as taken from a word:
+ * a later word may replace it (a host that reads words may never see the
+ * release). */
 int sp_lock_unblocked(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock,
 		      bool acquired);
 /* The lock no longer exists: its grants end and its entry is freed. */

@@ -37,7 +37,12 @@ static void sp_walk_holder(struct sp_core *core, struct sp_walk *w, sp_tid_t via
 	if (!t)
 		return;
 	next = sp_atomic_load_acquire(&t->blocked_on);
-	if (next)
+	/* A holder still waiting for the very lock it holds is being handed
+	 * it (a kernel mutex handoff names the waiter in the owner word
+	 * before it wakes): nothing further delays us through it, and it is
+	 * no cycle. A task that really waits for what it holds is found by
+	 * its own walk (holder == via above). */
+	if (next && next != lock)
 		sp_graph_walk(core, w, holder, next);
 }
 

@@ -24,6 +24,7 @@ struct sp_task {
 	sp_atomic64_t critical;    /* 0 or 1 */
 	sp_atomic64_t blocked_on;  /* lock key, 0 when running */
 	sp_atomic64_t blocked_hold;/* enum sp_hold of that wait */
+	sp_atomic64_t blocked_word;/* 1: that wait's report carried a lock word */
 	sp_atomic64_t block_seq;   /* +1 at every block and unblock */
 	sp_atomic64_t block_start; /* now_ns() at the last block */
 	sp_atomic64_t refs;        /* active grants targeting this task */

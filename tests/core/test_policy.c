@@ -445,6 +445,58 @@ static void test_unblock_acquired_records_acquire(void **state)
 	teardown(core);
 }
 
+/* The kernel host never sees a mutex released: an acquire that ends a
+ * wait reported with a lock word must yield to the next word. */
+static void test_word_wait_acquire_yields_to_next_word(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	const struct sp_event got = { .type = SP_EV_UNBLOCKED, .flags = SP_EVF_ACQUIRED,
+				      .tid = A, .lock = L1 };
+
+	(void)state;
+	block_with_word(core, A, B); /* A (not critical) waits behind B */
+	assert_int_equal(sp_core_event(core, &got), 0);
+	assert_int_equal(owner_of(core, L1), A);
+	/* A let go unseen; W finds C in the word */
+	block_with_word(core, W, C);
+	assert_int_equal(owner_of(core, L1), C);
+	sp_assert_boosted(&host, C);
+	sp_assert_not_boosted(&host, A);
+	/* a plain wait's acquire (no word read) still wins over a word */
+	sp_lock_unblocked(core, W, L1, false);
+	block_with_word(core, W, 0);
+	sp_lock_unblocked(core, W, L1, false);
+	sp_lock_blocked(core, B, L1, SP_HOLD_EXCL);
+	sp_lock_unblocked(core, B, L1, true);
+	assert_int_equal(owner_of(core, L1), B);
+	block_with_word(core, W, C);
+	assert_int_equal(owner_of(core, L1), B);
+	sp_lock_released(core, B, L1, SP_HOLD_EXCL);
+	sp_lock_unblocked(core, W, L1, false);
+	teardown(core);
+}
+
+/* A kernel mutex handoff names the waiter as owner before it wakes: the
+ * walk boosts it, and it is no deadlock. */
+static void test_handoff_owner_still_waiting_is_no_cycle(void **state)
+{
+	struct sp_core *core = setup(NULL);
+	struct sp_stats s;
+
+	(void)state;
+	sp_lock_blocked(core, A, L1, SP_HOLD_EXCL); /* A queued first */
+	block_with_word(core, W, A);                /* handed to A, not awake yet */
+	sp_assert_boosted(&host, A);
+	sp_core_stats(core, &s);
+	assert_int_equal(s.deadlocks, 0);
+	assert_int_equal(host.deadlocks, 0);
+	sp_lock_unblocked(core, A, L1, true);
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
+	sp_assert_not_boosted(&host, A);
+	sp_lock_unblocked(core, W, L1, false);
+	teardown(core);
+}
+
 /* Malformed records are rejected and counted, never acted on. */
 static void test_bad_events(void **state)
 {
@@ -856,6 +908,8 @@ int main(void)
 		cmocka_unit_test(test_target_runs_inside_actuator_call),
 		cmocka_unit_test(test_owner_from_lock_word),
 		cmocka_unit_test(test_unblock_acquired_records_acquire),
+		cmocka_unit_test(test_word_wait_acquire_yields_to_next_word),
+		cmocka_unit_test(test_handoff_owner_still_waiting_is_no_cycle),
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_core_event_dispatch),
 		cmocka_unit_test(test_tick_refresh_finds_unseen_owner),
