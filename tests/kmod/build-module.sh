@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# ctest "kmod_build": the kernel compile check. Builds superpass.ko with
-# warnings as errors (WERROR=1, as CI wants; a plain or DKMS build never
-# uses -Werror) against the newest Debian linux-headers-*-amd64 (or KDIR),
+# ctest "kmod_build_SERIES": the kernel compile check.
+#   build-module.sh [SERIES]     SERIES: 6.1, 6.12 (a kernel release prefix)
+# Builds superpass.ko with warnings as errors (WERROR=1, as CI wants; a plain
+# or DKMS build never uses -Werror) against KDIR, else the newest Debian
+# /usr/src/linux-headers-SERIES.*-amd64 (no SERIES: the newest of all; never
+# kmod/Makefile's default, which follows whatever headers were installed last),
 # out of tree into a temporary directory (or OUT), and checks that the
 # build left the source tree as it found it: `git status --porcelain
 # --ignored` (ignored files too: the top .gitignore hides *.o and *.ko) is
@@ -10,10 +13,12 @@
 # are installed at all.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SERIES=${1:-}
 if [ -z "${KDIR:-}" ]; then
-	KDIR=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1 || true)
-	[ -n "$KDIR" ] || { echo "SKIP: no /usr/src/linux-headers-*-amd64 (apt-get install linux-headers-amd64)"; exit "${SUPERPASS_SKIP_CODE:-77}"; }
+	KDIR=$(ls -d /usr/src/linux-headers-${SERIES:+$SERIES.}*-amd64 2>/dev/null | sort -V | tail -1 || true)
+	[ -n "$KDIR" ] || { echo "SKIP: no /usr/src/linux-headers-${SERIES:+$SERIES.}*-amd64 (tests/setup-debian.sh installs 6.1 and 6.12)"; exit "${SUPERPASS_SKIP_CODE:-77}"; }
 fi
+echo "== superpass.ko against $KDIR"
 if [ -z "${OUT:-}" ]; then
 	OUT=$(mktemp -d "${TMPDIR:-/tmp}/superpass-kmod.XXXXXX")
 	trap 'rm -rf "$OUT"' EXIT

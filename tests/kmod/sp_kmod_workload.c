@@ -8,7 +8,13 @@
  *          inode's i_rwsem for writing, so the critical thread waits for a
  *          holder that gets almost no CPU next to the nice-0 hogs.
  *   mmap   the critical thread does mmap()+munmap() (mmap_lock writer) while
- *          nice-19 threads fault pages in and drop them (mmap_lock readers).
+ *          nice-19 threads fault pages in and drop them (mmap_lock readers
+ *          up to Linux 6.3; from 6.4, CONFIG_PER_VMA_LOCK, an anonymous
+ *          fault takes only its VMA's lock and this no longer inverts).
+ *   maps   the same writer against nice-19 threads reading /proc/self/maps
+ *          (as ps, top, profilers and debuggers do) of a process with
+ *          MAPS_VMAS mappings: every read() walks a page worth of VMAs
+ *          under mmap_read_lock, on 6.12 as on 6.1.
  *   fpos   like inode, but with lseek()+write() on one shared file
  *          description: each call takes the file's f_pos_lock, a struct
  *          mutex, for its whole length (then the inode's i_rwsem).
@@ -48,6 +54,8 @@
 #define FAULT_REGION (8u << 20)
 #define CRIT_MAP (64u << 10)
 #define CRIT_PERIOD_US 2000
+#define MAPS_VMAS 2000
+#define MAPS_BUF (64u << 10)
 
 static const char *scenario = "inode";
 static unsigned int seconds = 6;
@@ -62,7 +70,7 @@ static struct {
 	char pad[56];
 } hog_iters[NR_HOGS];
 static atomic_int holder_tids[NR_HOLDERS];
-static atomic_ulong holder_work;   /* KiB written or pages faulted */
+static atomic_ulong holder_work;   /* KiB written, pages faulted, KiB of maps read */
 static int data_fd = -1;
 
 static uint64_t *samples;
@@ -148,6 +156,26 @@ static void *holder_main(void *arg)
 						  memory_order_relaxed);
 		}
 		free(buf);
+	} else if (!strcmp(scenario, "maps")) {
+		int fd = open("/proc/self/maps", O_RDONLY);
+		ssize_t n;
+
+		set_self("sp-maps", 19);
+		buf = malloc(MAPS_BUF);
+		if (fd < 0 || !buf)
+			return NULL;
+		while (!atomic_load(&stop_all)) {
+			if (lseek(fd, 0, SEEK_SET) < 0)
+				break;
+			/* Each read() is one mmap_read_lock() section. */
+			while ((n = read(fd, buf, MAPS_BUF)) > 0)
+				atomic_fetch_add_explicit(&holder_work, (unsigned long)n >> 10,
+							  memory_order_relaxed);
+			if (n < 0)
+				break;
+		}
+		free(buf);
+		close(fd);
 	} else {
 		set_self("sp-fault", 19);
 		buf = mmap(NULL, FAULT_REGION, PROT_READ | PROT_WRITE,
@@ -358,13 +386,13 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--micro"))
 			scenario = "micro";
 		else {
-			fprintf(stderr, "usage: %s [--scenario inode|mmap|fpos] [--seconds N] [--module [--no-mark]] | --micro\n",
+			fprintf(stderr, "usage: %s [--scenario inode|mmap|maps|fpos] [--seconds N] [--module [--no-mark]] | --micro\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (strcmp(scenario, "inode") && strcmp(scenario, "mmap") && strcmp(scenario, "fpos") &&
-	    strcmp(scenario, "micro")) {
+	if (strcmp(scenario, "inode") && strcmp(scenario, "mmap") && strcmp(scenario, "maps") &&
+	    strcmp(scenario, "fpos") && strcmp(scenario, "micro")) {
 		fprintf(stderr, "unknown scenario %s\n", scenario);
 		return 2;
 	}
@@ -377,6 +405,15 @@ int main(int argc, char **argv)
 	if (!strcmp(scenario, "micro"))
 		return micro();
 	printf("SPW scenario %s module %d seconds %u\n", scenario, with_module, seconds);
+	if (!strcmp(scenario, "maps")) {
+		/* One-page mappings that cannot merge (alternate protections). */
+		for (int i = 0; i < MAPS_VMAS; i++)
+			if (mmap(NULL, 4096, i & 1 ? PROT_READ : PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED) {
+				perror("maps setup");
+				return 2;
+			}
+	}
 
 	for (long i = 0; i < NR_HOLDERS; i++)
 		pthread_create(&holders[i], NULL, holder_main, (void *)i);
