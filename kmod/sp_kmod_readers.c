@@ -5,9 +5,14 @@
  *
  * A rwsem records only its last reader, so the readers that hold one while a
  * critical writer waits are found by watching down_read*() and up_read().
- * These run on every page fault (mmap_lock), so each hook first compares the
- * lock address with the detector's small watch list (rwsems a critical or
- * fast-tracked task contended on) and returns.
+ * These run on every page fault, so each hook first compares the lock
+ * address with the detector's small watch list (rwsems a critical or
+ * fast-tracked task contended on) and returns. Up to 6.3 a fault takes
+ * mmap_lock (down_read_trylock/down_read); from 6.4 (CONFIG_PER_VMA_LOCK,
+ * on in Debian's 6.12) it takes its VMA's vm_lock, also an rwsem, through
+ * down_read_trylock() and up_read() in vma_start_read/vma_end_read, and
+ * mmap_lock only on a fallback. The hooks and their cost are the same on
+ * both; only which rwsem a fault takes differs, so no version check here.
  *
  * down_read*() are kretprobes: the reader holds the lock only once the call
  * returns (and down_read_trylock/_killable/_interruptible may fail). Their
