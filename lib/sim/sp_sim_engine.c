@@ -221,24 +221,24 @@ void sim_run_program(struct sim *s, struct sth *t)
 		switch (op->type) {
 		case SP_OP_RUN:
 			if (!t->op_started) {
-				t->op_started = true;
+				t->op_started = SP_OP_RUN;
 				t->op_left = op->ns;
 			}
 			if (t->op_left) {
 				n = 0;
 				return;
 			}
-			t->op_started = false;
+			t->op_started = 0;
 			t->op++;
 			break;
 		case SP_OP_RUNTIME:
 			if (!t->op_started) {
-				t->op_started = true;
+				t->op_started = SP_OP_RUNTIME;
 				t->op_left = s->now + op->ns;
 			}
 			if (s->now < t->op_left)
 				return;
-			t->op_started = false;
+			t->op_started = 0;
 			t->op++;
 			break;
 		case SP_OP_SLEEP:

@@ -11,6 +11,11 @@
 
 #include "sp_sim_internal.h"
 
+/* The engine's functions are the library's own (superpass_sim.map exports
+ * only sp_sim_*): hidden, so calls within a file are direct and can be
+ * inlined under -fPIC. Everything included above keeps its visibility. */
+#pragma GCC visibility push(hidden)
+
 #define SP_NICE_0 1024
 #define SP_RR_SLICE_NS (100ull * 1000 * 1000)
 #define SP_TICK_NSEC (4ull * 1000 * 1000)   /* HZ=250: place_entity's lag bound */
@@ -42,7 +47,8 @@ struct sth {
 	/* program */
 	uint32_t phase, op;
 	int64_t phase_left, task_left;
-	bool op_started;
+	uint8_t op_started;      /* the op at phase/op is under way: its type
+				    (SP_OP_RUN or SP_OP_RUNTIME), 0: none */
 	uint64_t op_left;        /* RUN: work left; RUNTIME: its end */
 	uint64_t sys_left;       /* CPU time of a wake-up syscall, before the next op */
 	bool needs_sys_done;
@@ -178,5 +184,7 @@ void pol_exit(struct sim *s, struct sth *t);
 void pol_tick(struct sim *s);
 void pol_pi_update(struct sim *s, int owner, int depth);
 void pol_lock_changed(struct sim *s);
+
+#pragma GCC visibility pop
 
 #endif /* SP_SIM_ENGINE_H */

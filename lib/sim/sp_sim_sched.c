@@ -97,29 +97,6 @@ static int64_t sp_avg_v(struct scpu *c, struct sim *s, const struct sth *skip, i
 	return c->last_v;
 }
 
-/* entity_eligible(): v <= the weighted average, without the division. */
-static bool sp_eligible(struct scpu *c, struct sim *s, const struct sth *t)
-{
-	int64_t base = t->v, w = 0;
-	__int128 num = 0;
-
-	for (int i = 0; i < c->nrq; i++) {
-		struct sth *u = &s->th[c->rq[i]];
-
-		if (sp_fair_on(u) && u->v < base)
-			base = u->v;
-	}
-	for (int i = 0; i < c->nrq; i++) {
-		struct sth *u = &s->th[c->rq[i]];
-
-		if (!sp_fair_on(u))
-			continue;
-		num += (__int128)(u->v - base) * u->weight;
-		w += u->weight;
-	}
-	return (__int128)(t->v - base) * w <= num;
-}
-
 static int64_t sp_clamp_lag(const struct sim *s, const struct sth *t, int64_t lag)
 {
 	uint64_t span = 2 * s->slice > SP_TICK_NSEC ? 2 * s->slice : SP_TICK_NSEC;
@@ -162,8 +139,7 @@ void sched_update_curr(struct sim *s, struct scpu *c)
 	s->r->busy_ns += delta;
 	if (ex->sys_left)
 		ex->sys_left -= delta < ex->sys_left ? delta : ex->sys_left;
-	else if (ex->op_started && ex->op_left && ex->op < ex->task->phases[ex->phase].nops &&
-	    ex->task->phases[ex->phase].ops[ex->op].type == SP_OP_RUN)
+	else if (ex->op_started == SP_OP_RUN && ex->op_left)
 		ex->op_left -= delta < ex->op_left ? delta : ex->op_left;
 	if (!d)
 		return;
@@ -187,13 +163,10 @@ void sched_next_local(struct sim *s, struct scpu *c)
 		return;
 	if (ex->sys_left) {
 		t = c->last + ex->sys_left;
-	} else if (ex->op_started && ex->op < ex->task->phases[ex->phase].nops) {
-		const struct sp_sim_op *op = &ex->task->phases[ex->phase].ops[ex->op];
-
-		if (op->type == SP_OP_RUN)
-			t = c->last + ex->op_left;
-		else if (op->type == SP_OP_RUNTIME)
-			t = ex->op_left > c->last ? ex->op_left : c->last;
+	} else if (ex->op_started == SP_OP_RUN) {
+		t = c->last + ex->op_left;
+	} else if (ex->op_started == SP_OP_RUNTIME) {
+		t = ex->op_left > c->last ? ex->op_left : c->last;
 	}
 	if (d && d->eff == 0) {
 		int64_t need = d->deadline - d->v;
@@ -317,21 +290,40 @@ static struct scpu *sp_select_cpu(struct sim *s, struct sth *t)
 }
 
 /* pick_next_task(): RT first (FIFO order within a priority), then the
- * eligible fair entity with the earliest virtual deadline. */
+ * eligible fair entity with the earliest virtual deadline.
+ *
+ * Eligibility is entity_eligible() without the division, (v - base) * W <=
+ * sum((v_u - base) * w_u) over the queue's fair entities, with the sums
+ * taken once for all candidates. base is the first fair entity's v rather
+ * than the smallest: that adds the same (v0 - min) * W to both sides, so
+ * every answer is the same (exact in 128 bits). Every candidate of the fair
+ * pass is fair (an RT one would have won the first pass), so it is among
+ * the entities summed. */
 static struct sth *sp_pick(struct sim *s, struct scpu *c)
 {
 	struct sth *best = NULL, *any = NULL;
+	int64_t base = 0, w = 0;
+	__int128 num = 0;
+	bool fair = false, cand = false;
 
 	for (int i = 0; i < c->nrq; i++) {
 		struct sth *t = &s->th[c->rq[i]];
 
+		if (sp_fair_on(t)) {
+			if (!fair)
+				base = t->v;
+			fair = true;
+			num += (__int128)(t->v - base) * t->weight;
+			w += t->weight;
+		}
 		if (t->state != TS_RUNNABLE && !t->donor)
 			continue;
+		cand = true;
 		if (t->eff > 0 && (!best || t->eff > best->eff ||
 				   (t->eff == best->eff && t->seq < best->seq)))
 			best = t;
 	}
-	if (best)
+	if (best || !cand)
 		return best;
 	for (int i = 0; i < c->nrq; i++) {
 		struct sth *t = &s->th[c->rq[i]];
@@ -341,7 +333,7 @@ static struct sth *sp_pick(struct sim *s, struct scpu *c)
 		if (!any || t->deadline < any->deadline ||
 		    (t->deadline == any->deadline && t->idx < any->idx))
 			any = t;
-		if (!sp_eligible(c, s, t))
+		if ((__int128)(t->v - base) * w > num)
 			continue;
 		if (!best || t->deadline < best->deadline ||
 		    (t->deadline == best->deadline && t->idx < best->idx))
@@ -365,14 +357,16 @@ static void sp_migrate(struct sim *s, struct sth *t, struct scpu *to)
 
 /* A queued (not running, not blocked) task of another CPU that @c should
  * take: the best RT task above what @c would run, else, if @c would idle,
- * one from the CPU with most queued tasks. */
-static bool sp_pull(struct sim *s, struct scpu *c)
+ * one from the CPU with most queued tasks. False if it took none; then
+ * *pickp is what @c would run (sp_pick, unchanged). */
+static bool sp_pull(struct sim *s, struct scpu *c, struct sth **pickp)
 {
 	struct sth *pick = sp_pick(s, c), *best = NULL;
 	int mine = pick ? pick->eff : -1;
 	int most = 0;
 	struct scpu *from = NULL;
 
+	*pickp = pick;
 	for (uint32_t i = 0; i < s->ncpus; i++) {
 		struct scpu *o = &s->cpus[i];
 
@@ -468,8 +462,8 @@ void sched_schedule(struct sim *s, struct scpu *c)
 	sched_update_curr(s, c);
 	c->resched = false;
 	while (guard-- > 0) {
-		sp_pull(s, c);
-		pick = sp_pick(s, c);
+		if (sp_pull(s, c, &pick))
+			pick = sp_pick(s, c);
 		if (!pick || !pick->donor) {
 			ex = pick;
 			break;
@@ -518,11 +512,9 @@ void sched_cpu_event(struct sim *s, struct scpu *c)
 			sim_run_program(s, ex);
 		}
 	} else if (ex && ex->state == TS_RUNNABLE && ex->op_started) {
-		const struct sp_sim_op *op = &ex->task->phases[ex->phase].ops[ex->op];
-
-		if ((op->type == SP_OP_RUN && !ex->op_left) ||
-		    (op->type == SP_OP_RUNTIME && s->now >= ex->op_left)) {
-			ex->op_started = false;
+		if ((ex->op_started == SP_OP_RUN && !ex->op_left) ||
+		    (ex->op_started == SP_OP_RUNTIME && s->now >= ex->op_left)) {
+			ex->op_started = 0;
 			ex->op++;
 			sim_run_program(s, ex);
 		}
