@@ -25,7 +25,10 @@ run_build() {
 	ctest --test-dir "$out/$name" --output-on-failure --timeout 900 $ctest_extra
 }
 
-run_build plain "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# SUPERPASS_DEBUG_CHECKS: a failed SP_VERIFY (a count below zero, a
+# broken invariant) aborts the test instead of printing and going on.
+run_build plain "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERPASS_DEBUG_CHECKS=ON
 run_build asan "-LE kmod" -DCMAKE_BUILD_TYPE=Debug -DSUPERPASS_SANITIZE=address,undefined
-run_build tsan "-LE kmod" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERPASS_SANITIZE=thread
+run_build tsan "-LE kmod" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERPASS_SANITIZE=thread \
+	-DSUPERPASS_DEBUG_CHECKS=ON
 echo "=== superpass: all three builds passed ==="
