@@ -38,7 +38,7 @@ struct sp_runtime_config {
 	struct sp_config core;   /* core tables and policy (sp_config_default) */
 	enum sp_act_mode mode;   /* default SP_ACT_AUTO */
 	int fifo_prio;           /* SCHED_FIFO priority of a fast track (default 1) */
-	uint32_t tick_ns;        /* watchdog period while grants are active (default 1 ms) */
+	uint32_t tick_ns;        /* worker's tick period while the core needs ticks (default 1 ms) */
 	bool quiet;              /* do not print the fallback notice on stderr */
 	const char *log_path;    /* if set, one line per actuator call is appended here */
 };
@@ -48,7 +48,7 @@ void sp_runtime_config_default(struct sp_runtime_config *cfg);
 /* Creates the process-wide runtime. -EALREADY if it exists (created by an
  * earlier call or lazily), -EINVAL, -ENOMEM. */
 int sp_runtime_init(const struct sp_runtime_config *cfg);
-/* Restores every fast-tracked thread, stops the watchdog and frees the core.
+/* Restores every fast-tracked thread, stops the worker and frees the core.
  * No sp_* lock may be in use by another thread. A later call creates a new
  * runtime (handy for benchmarks that compare configurations). */
 void sp_runtime_shutdown(void);
@@ -73,14 +73,29 @@ int sp_tid_set_critical(sp_tid_t tid, bool critical);
 int sp_tid_fast_tracked(sp_tid_t tid);
 
 /* ---- statistics ---- */
+/*
+ * The runtime's own counters, listed once like the core's (stats.h):
+ * SP_RUNTIME_STATS_FIELDS(X) calls X(name, kind, help) for each; the
+ * struct, the JSON writer and the bench expand it.
+ */
+#define SP_RUNTIME_STATS_FIELDS(X)                                                       \
+	X(act_fast_tracks, SP_STAT_COUNT, "fast tracks the worker applied")              \
+	X(act_restores, SP_STAT_COUNT, "fast tracks the worker ended")                   \
+	X(act_errors, SP_STAT_COUNT, "sched_getattr/sched_setattr failures")             \
+	X(act_gone, SP_STAT_COUNT, "targets that had exited or are not in this process") \
+	X(act_boosted_now, SP_STAT_GAUGE, "threads fast-tracked now")                    \
+	X(ticks, SP_STAT_COUNT, "sp_core_tick calls by the worker")                      \
+	X(act_overridden, SP_STAT_COUNT,                                                 \
+	  "restores not made: the application had changed the thread's attributes")    \
+	X(wk_wakeups, SP_STAT_COUNT, "times the worker woke up")                         \
+	X(wk_reconciles, SP_STAT_COUNT, "queued tids the worker reconciled")             \
+	X(wk_rescans, SP_STAT_COUNT, "full reconciliations after the queue overflowed")
+
 struct sp_runtime_stats {
 	struct sp_stats core;
-	uint64_t act_fast_tracks;  /* actuator grants applied */
-	uint64_t act_restores;     /* actuator restores applied */
-	uint64_t act_errors;       /* sched_setattr failures */
-	uint64_t act_gone;         /* targets that had exited (ESRCH) */
-	uint64_t act_boosted_now;  /* threads currently fast-tracked */
-	uint64_t ticks;            /* watchdog ticks */
+#define SP_RUNTIME_STATS_MEMBER(name, kind, help) uint64_t name;
+	SP_RUNTIME_STATS_FIELDS(SP_RUNTIME_STATS_MEMBER)
+#undef SP_RUNTIME_STATS_MEMBER
 	uint32_t mode;             /* enum sp_act_mode in force */
 };
 int sp_runtime_stats(struct sp_runtime_stats *out);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* Statistics of the runtime as one JSON object (SUPERPASS_STATS, tests). */
+/* Statistics of the runtime as one JSON object (SUPERPASS_STATS, tests):
+ * every field of SP_STATS_FIELDS and SP_RUNTIME_STATS_FIELDS, flat. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -49,20 +50,17 @@ int sp_runtime_write_json(const char *path)
 		rc = -errno;
 		goto out;
 	}
-#define C(x) fprintf(f, "  \"" #x "\": %llu,\n", (unsigned long long)st.core.x)
-#define A(x) fprintf(f, "  \"" #x "\": %llu,\n", (unsigned long long)st.x)
 	fprintf(f, "{\n  \"pid\": %d,\n  \"mode\": \"%s\",\n  \"core\": %s,\n", (int)getpid(),
 		sp_act_mode_name((enum sp_act_mode)st.mode), core ? "true" : "false");
-	C(acquires); C(releases); C(blocks); C(unblocks); C(blockings); C(grants);
-	C(grant_dups); C(grants_refused); C(fast_tracks); C(restores); C(actuator_errors);
-	C(ends_release); C(ends_unblock); C(ends_exit); C(expiries); C(throttles);
-	C(deadlocks); C(depth_limited); C(task_overflows); C(lock_overflows);
-	C(grant_overflows); C(reader_overflows); C(waiter_overflows); C(stale_events);
-	C(tasks_now); C(locks_now); C(grants_now); C(boosted_now);
-	A(act_fast_tracks); A(act_restores); A(act_errors); A(act_gone); A(act_boosted_now);
-	A(ticks);
-#undef C
-#undef A
+	/* Every counter, from the lists: none can be left out by hand. */
+#define SP_JSON_CORE(name, kind, help) \
+	fprintf(f, "  \"" #name "\": %llu,\n", (unsigned long long)st.core.name);
+#define SP_JSON_RT(name, kind, help) \
+	fprintf(f, "  \"" #name "\": %llu,\n", (unsigned long long)st.name);
+	SP_STATS_FIELDS(SP_JSON_CORE)
+	SP_RUNTIME_STATS_FIELDS(SP_JSON_RT)
+#undef SP_JSON_CORE
+#undef SP_JSON_RT
 	fprintf(f, "  \"blocking_ns\": {\"count\": %llu, \"p50\": %llu, \"p99\": %llu, "
 		   "\"p999\": %llu, \"max\": %llu},\n",
 		(unsigned long long)h->count, (unsigned long long)sp_hist_quantile(h, 50, 100),
