@@ -1,12 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * The actuator: grant a fast track with sched_setattr and restore the
- * attributes the thread had before, exactly.
+ * The actuator: makes a thread's scheduling attributes match what is
+ * wanted for it, saving the exact attributes it had and putting them back.
  *
- * The core calls sp_act_fast_track / sp_act_restore with its own locks held,
- * so nothing here calls back into the core. A small open-addressing table
- * keyed by tid keeps the saved attributes of every fast-tracked thread; it is
- * only touched when a grant starts or ends, so one mutex is enough.
+ * The core never calls in here. Its fast_track/restore callbacks only
+ * queue the tid (sp_wk_fast_track/sp_wk_restore in sp_worker.c); the
+ * worker thread then calls
+ * sp_act_reconcile(), which asks the core what it wants now
+ * (sp_task_boosted) and applies that, so a boost and its restore queued
+ * back to back cost nothing. The attributes are saved when the boost is
+ * applied and put back when it ends. Besides the worker, a thread whose own
+ * fast track ended reconciles itself on its way out of the core
+ * (sp_wk_restore says why), and an exiting thread does (its tid must not be
+ * touched once it is gone).
+ *
+ * Restoring never overwrites a change the application made meanwhile: if
+ * the thread's attributes are no longer the ones we set, their change
+ * wins and is counted (act_overridden).
+ *
+ * One mutex guards the table and is held across the system calls, so the
+ * worker's reconciliation of a thread and the thread's own never
+ * interleave (a thread lowering itself is the exception: sp_act_unlock). It is a priority-inheritance mutex: the worker runs at
+ * SCHED_FIFO and must not wait behind a nice 19 thread that was preempted
+ * while it held the lock on its way out.
  *
  * Without CAP_SYS_NICE (and without RLIMIT_RTPRIO) SCHED_FIFO is refused:
  * the actuator then lowers the nice value as far as RLIMIT_NICE allows, or,
@@ -31,22 +47,42 @@
 
 struct sp_act_slot {
 	sp_tid_t tid;                /* 0 free, SP_ACT_TOMB deleted */
-	struct sp_sched_attr saved;  /* what to restore */
-	int changed;                 /* 0: nothing was changed (already above us) */
+	struct sp_sched_attr saved;  /* the thread's own attributes, to restore */
+	struct sp_sched_attr set;    /* what we set (if changed) */
+	bool changed;                /* false: nothing set (it was already as urgent) */
+	bool core_want;              /* the core wants it fast-tracked (last look) */
+	bool lowering;               /* its own thread restores itself, unlocked */
 };
 
 static struct {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;        /* PTHREAD_PRIO_INHERIT, see above */
 	struct sp_act_slot slot[SP_ACT_SLOTS];
 	enum sp_act_mode mode;
 	int fifo_prio;
 	int nice_floor;       /* lowest nice RLIMIT_NICE lets us set */
 	int quiet;
 	int log_fd;
-	int exiting;          /* process exit: refuse new grants */
-	uint64_t active;
-	uint64_t fast_tracks, restores, errors, gone;
-} sp_act = { .lock = PTHREAD_MUTEX_INITIALIZER, .log_fd = -1 };
+	int exiting;          /* process exit: refuse new boosts */
+	uint64_t boosted_now; /* entries the core wants */
+	uint64_t fast_tracks, restores, errors, gone, overridden;
+} sp_act = { .log_fd = -1 };
+
+static void sp_act_lock_init(void)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&sp_act.lock, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
+/* Before any thread can reach the actuator (a PI mutex has no static
+ * initialiser). */
+__attribute__((constructor)) static void sp_act_ctor(void)
+{
+	sp_act_lock_init();
+}
 
 const char *sp_act_mode_name(enum sp_act_mode mode)
 {
@@ -123,8 +159,9 @@ int sp_act_setup(const struct sp_runtime_config *cfg)
 		return -EINVAL;
 	pthread_mutex_lock(&sp_act.lock);
 	memset(sp_act.slot, 0, sizeof(sp_act.slot));
-	__atomic_store_n(&sp_act.active, 0, __ATOMIC_RELAXED);
+	sp_act.boosted_now = 0;
 	sp_act.fast_tracks = sp_act.restores = sp_act.errors = sp_act.gone = 0;
+	sp_act.overridden = 0;
 	sp_act.fifo_prio = cfg->fifo_prio;
 	sp_act.quiet = cfg->quiet;
 	sp_act.exiting = 0;
@@ -220,244 +257,235 @@ static void sp_act_downgrade(void)
 	sp_act_say(msg);
 }
 
-/*
- * Fast tracks that a waiter asks for while it reports its own wait are held
- * back until that waiter sleeps in the kernel. Applied at once, a holder
- * sharing the waiter's CPU preempts it before glibc has registered it as a
- * waiter, and a writer-preferring rwlock then keeps admitting the boosted
- * readers (measured: the critical writer stuck up to 16 ms in its own
- * report, 100 ms waits). The watchdog applies them on its next tick, once
- * /proc says the waiter is no longer running.
- */
-#define SP_ACT_DEFERRED 64u
-
-static struct {
-	sp_tid_t target, waiter;
-} sp_act_deferred[SP_ACT_DEFERRED];
-
-static int sp_act_apply_boost(sp_tid_t tid);
-
-static bool sp_act_defer(sp_tid_t target, sp_tid_t waiter)
+/* @tid is a thread of this process (a process-shared mutex can name an
+ * owner in another process, and tids are global) that still exists. */
+static bool sp_act_ours(sp_tid_t tid)
 {
-	for (uint32_t i = 0; i < SP_ACT_DEFERRED; i++) {
-		sp_tid_t empty = 0;
-
-		if (__atomic_compare_exchange_n(&sp_act_deferred[i].target, &empty, target, false,
-						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			__atomic_store_n(&sp_act_deferred[i].waiter, waiter, __ATOMIC_RELEASE);
-			return true;
-		}
-	}
-	return false;
+	return tid == sp_rt_self_state.tid || syscall(SYS_tgkill, getpid(), (pid_t)tid, 0) == 0;
 }
 
-/* Whether @tid of this process is off the CPU (state not R). */
-static bool sp_act_sleeping(sp_tid_t tid)
+static void sp_act_count_rc(int rc)
 {
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%llu/stat", (unsigned long long)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true; /* gone: nothing to wait for */
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = 0;
-	p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-	return !p || p[1] != ' ' || p[2] != 'R';
+	if (rc == -ESRCH)
+		sp_act.gone++;
+	else if (rc)
+		sp_act.errors++;
 }
 
-void sp_act_apply_deferred(struct sp_core *core)
-{
-	for (uint32_t i = 0; i < SP_ACT_DEFERRED; i++) {
-		sp_tid_t target = __atomic_load_n(&sp_act_deferred[i].target, __ATOMIC_ACQUIRE);
-		sp_tid_t waiter;
-		int want;
-
-		if (!target)
-			continue;
-		waiter = __atomic_load_n(&sp_act_deferred[i].waiter, __ATOMIC_ACQUIRE);
-		/* What the core wants now: the grant may have ended meanwhile. */
-		want = core ? sp_task_boosted(core, target) : 0;
-		if (want == 1 && waiter && !sp_act_sleeping(waiter))
-			continue; /* still on its way into the kernel: next tick */
-		__atomic_store_n(&sp_act_deferred[i].target, 0, __ATOMIC_RELEASE);
-		if (want == 1 && !sp_act_is_boosted(target))
-			sp_act_apply_boost(target);
-	}
-}
-
-int sp_act_fast_track(void *ctx, sp_tid_t tid)
-{
-	(void)ctx;
-	if (sp_rt_self_state.reporting_wait && tid != sp_rt_self_state.tid &&
-	    __atomic_load_n(&sp_act.mode, __ATOMIC_RELAXED) != SP_ACT_OBSERVE &&
-	    sp_act_defer(tid, sp_rt_self_state.tid)) {
-		sp_wd_kick();
-		return 0;
-	}
-	return sp_act_apply_boost(tid);
-}
-
-static int sp_act_apply_boost(sp_tid_t tid)
+/* Saves @tid's attributes and boosts it; NULL if it is gone or the table
+ * is full. Lock held, no entry for @tid. */
+static struct sp_act_slot *sp_act_apply(sp_tid_t tid)
 {
 	struct sp_sched_attr saved, boost;
 	struct sp_act_slot *s;
-	int rc = 0;
+	int rc;
 
-	pthread_mutex_lock(&sp_act.lock);
-	if (sp_act.exiting || sp_act.mode == SP_ACT_OBSERVE)
-		goto out;
-	s = sp_act_find(tid, 0);
-	if (s)  /* already ours: the core refcounts, so this is a repeat */
-		goto out;
-	/* Boosted again before a deferred restore of itself was applied: the
-	 * thread still runs with our boost, and its true attributes are the
-	 * pending ones. Cancel the restore and keep them as the saved state. */
-	if (tid == sp_rt_self_state.tid && sp_rt_self_state.restore_pending) {
-		s = sp_act_find(tid, 1);
-		if (!s) {
-			rc = -ENOSPC;
-			sp_act.errors++;
-			goto out;
-		}
-		sp_rt_self_state.restore_pending = 0;
-		s->tid = tid;
-		s->saved = sp_rt_self_state.restore_to;
-		s->changed = 1;
-		__atomic_add_fetch(&sp_act.active, 1, __ATOMIC_RELAXED);
-		sp_act.fast_tracks++;
-		goto out;
-	}
-	/* Only threads of this process: a process-shared mutex can name an
-	 * owner in another process, and tids are global. */
-	if (syscall(SYS_tgkill, getpid(), (pid_t)tid, 0) != 0) {
+	if (!sp_act_ours(tid)) {
 		sp_act.gone++;
-		goto out;
+		return NULL;
 	}
 	rc = sp_sched_getattr((pid_t)tid, &saved);
 	if (rc) {
-		if (rc == -ESRCH)
-			sp_act.gone++;
-		else
-			sp_act.errors++;
-		goto out;
+		sp_act_count_rc(rc);
+		return NULL;
 	}
 	s = sp_act_find(tid, 1);
 	if (!s) {
-		rc = -ENOSPC;
 		sp_act.errors++;
-		goto out;
+		return NULL;
 	}
+	memset(s, 0, sizeof(*s));
 	s->tid = tid;
 	s->saved = saved;
-	s->changed = 0;
-	__atomic_add_fetch(&sp_act.active, 1, __ATOMIC_RELAXED);
-	sp_act.fast_tracks++;
-	if (sp_act_boosted_attr(&saved, &boost)) {
-		rc = sp_sched_setattr((pid_t)tid, &boost);
-		if (rc == -EPERM && sp_act.mode == SP_ACT_FIFO) {
-			sp_act_downgrade();
-			if (sp_act.mode == SP_ACT_NICE && sp_act_boosted_attr(&saved, &boost))
-				rc = sp_sched_setattr((pid_t)tid, &boost);
-			else
-				rc = 0;
-		}
-		if (rc == 0)
-			s->changed = 1;
-		else if (rc == -ESRCH)
-			sp_act.gone++;
+	if (!sp_act_boosted_attr(&saved, &boost))
+		return s; /* already as urgent: an entry, nothing to undo */
+	rc = sp_sched_setattr((pid_t)tid, &boost);
+	if (rc == -EPERM && sp_act.mode == SP_ACT_FIFO) {
+		sp_act_downgrade();
+		if (sp_act.mode == SP_ACT_NICE && sp_act_boosted_attr(&saved, &boost))
+			rc = sp_sched_setattr((pid_t)tid, &boost);
 		else
-			sp_act.errors++;
-		sp_act_log("fast_track", tid, &boost, rc);
+			rc = 0; /* observe-only from now on: nothing set */
 	}
-out:
-	pthread_mutex_unlock(&sp_act.lock);
-	if (rc == 0)
-		sp_wd_kick();
-	return rc == -ESRCH ? 0 : rc;
+	sp_act_log("fast_track", tid, &boost, rc);
+	if (rc == -ESRCH) {
+		sp_act.gone++;
+		s->tid = SP_ACT_TOMB;
+		return NULL;
+	}
+	sp_act_count_rc(rc);
+	if (rc == 0 && sp_act.mode != SP_ACT_OBSERVE) {
+		s->changed = true;
+		s->set = boost;
+	}
+	return s;
 }
 
-static int sp_act_undo(struct sp_act_slot *s)
+enum sp_act_undo_rc { SP_UNDO_NONE, SP_UNDO_RESTORED, SP_UNDO_OVERRIDDEN };
+
+/* The system calls of a restore: puts back @s->saved unless the thread is
+ * gone or the application changed its attributes since we set them. No
+ * table state is touched, so a thread lowering itself runs this unlocked. */
+static enum sp_act_undo_rc sp_act_undo_calls(const struct sp_act_slot *s, int *rc_out)
+{
+	struct sp_sched_attr now;
+	int rc;
+
+	*rc_out = 0;
+	if (!s->changed)
+		return SP_UNDO_NONE;
+	rc = sp_act_ours(s->tid) ? sp_sched_getattr((pid_t)s->tid, &now) : -ESRCH;
+	if (rc) {
+		*rc_out = rc;
+		return SP_UNDO_NONE;
+	}
+	if (!sp_sched_attr_same(&now, &s->set)) {
+		sp_act_log("overridden", s->tid, &now, 0);
+		return SP_UNDO_OVERRIDDEN; /* their change wins */
+	}
+	*rc_out = sp_sched_setattr((pid_t)s->tid, &s->saved);
+	sp_act_log("restore", s->tid, &s->saved, *rc_out);
+	return *rc_out ? SP_UNDO_NONE : SP_UNDO_RESTORED;
+}
+
+static void sp_act_undo_count(enum sp_act_undo_rc r, int rc)
+{
+	if (r == SP_UNDO_OVERRIDDEN)
+		sp_act.overridden++;
+	sp_act_count_rc(rc);
+}
+
+/* Restores @s (another thread than the caller's) and frees it. Lock held. */
+static void sp_act_undo(struct sp_act_slot *s)
 {
 	int rc = 0;
 
-	if (s->changed) {
-		rc = sp_sched_setattr((pid_t)s->tid, &s->saved);
-		if (rc == -ESRCH)
-			sp_act.gone++;
-		else if (rc)
-			sp_act.errors++;
-		sp_act_log("restore", s->tid, &s->saved, rc);
-	}
-	sp_act.restores++;
-	__atomic_sub_fetch(&sp_act.active, 1, __ATOMIC_RELAXED);
+	sp_act_undo_count(sp_act_undo_calls(s, &rc), rc);
 	s->tid = SP_ACT_TOMB;
-	return rc == -ESRCH ? 0 : rc;
+}
+
+/* Makes @tid boosted or not, as @want says. Lock held; the only place that
+ * decides to create, change or free an entry. Returns the entry if the
+ * caller's own thread must now be lowered: it does that after dropping the
+ * lock (sp_act_unlock). */
+static struct sp_act_slot *sp_act_sync_locked(sp_tid_t tid, bool want)
+{
+	struct sp_act_slot *s = sp_act_find(tid, 0);
+	bool was = s && s->core_want;
+
+	if (sp_act.exiting || sp_act.mode == SP_ACT_OBSERVE)
+		want = false;
+	if (!s && want)
+		s = sp_act_apply(tid);
+	if (s)
+		s->core_want = want;
+	if (s && want && !was) {
+		sp_act.fast_tracks++;
+		sp_act.boosted_now++;
+	} else if (was && !want) {
+		sp_act.restores++;
+		sp_act.boosted_now--;
+	}
+	if (!s || want || s->lowering)
+		return NULL; /* a thread lowering itself looks again when done */
+	if (tid == sp_rt_self_state.tid && s->changed) {
+		s->lowering = true;
+		return s;
+	}
+	sp_act_undo(s);
+	return NULL;
 }
 
 /*
- * A thread that ends its own fast track (it released the lock) would lower
- * its priority while the core still holds that task's boost lock, and the
- * kernel may preempt it right there: every other thread that needs the
- * lock (the critical waiter granting a new fast track to this very thread)
- * would then wait for a nice 19 thread to get a CPU again. So a restore of
- * the calling thread is only recorded here and applied by sp_rt_leave(),
- * once the thread is out of the core.
+ * Drops the lock, first lowering the calling thread if @self says so. A
+ * thread never lowers its own priority with the lock held: a nice 19
+ * thread is preempted the moment it does, and every thread that needs the
+ * lock (a critical thread entering its wait, the worker) would then wait
+ * for it to get a CPU again (measured: critical waits of 100-600 ms behind
+ * readers that restored themselves under the lock). The entry stays,
+ * marked, until it is done: if the thread is wanted boosted again
+ * meanwhile, it boosts itself again from what it now has.
  */
-int sp_act_restore(void *ctx, sp_tid_t tid)
+static void sp_act_unlock(struct sp_act_slot *self)
 {
-	struct sp_rt_thread *self = &sp_rt_self_state;
-	struct sp_act_slot *s;
+	struct sp_act_slot copy;
+	enum sp_act_undo_rc r;
 	int rc = 0;
 
-	(void)ctx;
+	if (!self) {
+		pthread_mutex_unlock(&sp_act.lock);
+		return;
+	}
+	copy = *self;
+	pthread_mutex_unlock(&sp_act.lock);
+	r = sp_act_undo_calls(&copy, &rc);
 	pthread_mutex_lock(&sp_act.lock);
-	s = sp_act_find(tid, 0);
-	if (s && tid == self->tid && self->guard > 0) {
-		if (s->changed) {
-			self->restore_to = s->saved;
-			self->restore_pending = 1;
+	sp_act_undo_count(r, rc);
+	self->lowering = false;
+	self->tid = SP_ACT_TOMB;
+	if (self->core_want) {
+		/* Wanted again meanwhile (the counts already say so): boost
+		 * again, saving the attributes it has now. */
+		struct sp_act_slot *again = sp_act_apply(copy.tid);
+
+		if (again) {
+			again->core_want = true;
+		} else {
+			sp_act.restores++; /* as good as restored: keep the counts whole */
+			sp_act.boosted_now--;
 		}
-		sp_act.restores++;
-		__atomic_sub_fetch(&sp_act.active, 1, __ATOMIC_RELAXED);
-		s->tid = SP_ACT_TOMB;
-	} else if (s) {
-		rc = sp_act_undo(s);
 	}
 	pthread_mutex_unlock(&sp_act.lock);
-	return rc;
 }
 
-void sp_act_flush_self(void)
+static struct sp_act_slot *sp_act_reconcile_locked(struct sp_core *core, sp_tid_t tid)
 {
-	struct sp_rt_thread *self = &sp_rt_self_state;
-	int rc;
+	return sp_act_sync_locked(tid, core && sp_task_boosted(core, tid) == 1);
+}
 
-	self->restore_pending = 0;
-	rc = sp_sched_setattr(0, &self->restore_to);
-	if (rc && rc != -ESRCH) {
-		pthread_mutex_lock(&sp_act.lock);
-		sp_act.errors++;
-		pthread_mutex_unlock(&sp_act.lock);
+void sp_act_reconcile(struct sp_core *core, sp_tid_t tid)
+{
+	pthread_mutex_lock(&sp_act.lock);
+	sp_act_unlock(sp_act_reconcile_locked(core, tid));
+}
+
+void sp_act_reconcile_all(struct sp_core *core)
+{
+	static sp_tid_t tids[SP_ACT_SLOTS]; /* the worker only */
+	uint32_t n;
+
+	pthread_mutex_lock(&sp_act.lock);
+	for (uint32_t i = 0; i < SP_ACT_SLOTS; i++) {
+		sp_tid_t tid = sp_act.slot[i].tid;
+
+		/* The worker is never a lock user: nothing of its own to lower. */
+		if (tid != 0 && tid != SP_ACT_TOMB)
+			sp_act_reconcile_locked(core, tid);
 	}
-	sp_act_log("restore", self->tid, &self->restore_to, rc);
+	pthread_mutex_unlock(&sp_act.lock);
+	n = sp_rt_registry_tids(tids, SP_ACT_SLOTS);
+	for (uint32_t i = 0; i < n; i++)
+		sp_act_reconcile(core, tids[i]);
+}
+
+void sp_act_thread_exit(sp_tid_t tid)
+{
+	pthread_mutex_lock(&sp_act.lock);
+	sp_act_unlock(sp_act_find(tid, 0) ? sp_act_sync_locked(tid, false) : NULL);
 }
 
 void sp_act_restore_all(void)
 {
+	struct sp_act_slot *self = NULL, *s;
+
 	pthread_mutex_lock(&sp_act.lock);
 	for (uint32_t i = 0; i < SP_ACT_SLOTS; i++) {
-		struct sp_act_slot *s = &sp_act.slot[i];
+		sp_tid_t tid = sp_act.slot[i].tid;
 
-		if (s->tid != 0 && s->tid != SP_ACT_TOMB)
-			sp_act_undo(s);
+		if (tid != 0 && tid != SP_ACT_TOMB && (s = sp_act_sync_locked(tid, false)))
+			self = s;
 	}
-	pthread_mutex_unlock(&sp_act.lock);
+	sp_act_unlock(self);
 }
 
 /* In a forked child: only the forking thread exists and the table lock may
@@ -470,17 +498,16 @@ void sp_act_atfork_child(sp_tid_t parent_tid, sp_tid_t child_tid)
 {
 	struct sp_act_slot *s = parent_tid ? sp_act_find(parent_tid, 0) : NULL;
 	struct sp_sched_attr saved;
-	/* Not s->changed: the fork may have raced with the granting thread,
-	 * which sets it after sched_setattr returns. The saved attributes are
-	 * filled in before the boost, and are the right ones either way. */
+	/* Not s->changed: the fork may have raced with the worker, which sets
+	 * it after sched_setattr returns. The saved attributes are filled in
+	 * before the boost, and are the right ones either way. */
 	int had = s != NULL;
 
 	if (had)
 		saved = s->saved;
-	pthread_mutex_init(&sp_act.lock, NULL);
+	sp_act_lock_init();
 	memset(sp_act.slot, 0, sizeof(sp_act.slot));
-	memset(sp_act_deferred, 0, sizeof(sp_act_deferred));
-	__atomic_store_n(&sp_act.active, 0, __ATOMIC_RELAXED);
+	sp_act.boosted_now = 0;
 	sp_act.log_fd = -1; /* shared with the parent; do not interleave */
 	if (had)
 		sp_sched_setattr((pid_t)child_tid, &saved);
@@ -495,17 +522,14 @@ void sp_act_set_exiting(void)
 
 int sp_act_is_boosted(sp_tid_t tid)
 {
+	struct sp_act_slot *s;
 	int r;
 
 	pthread_mutex_lock(&sp_act.lock);
-	r = sp_act_find(tid, 0) != NULL;
+	s = sp_act_find(tid, 0);
+	r = s && s->core_want;
 	pthread_mutex_unlock(&sp_act.lock);
 	return r;
-}
-
-uint64_t sp_act_active(void)
-{
-	return __atomic_load_n(&sp_act.active, __ATOMIC_RELAXED);
 }
 
 void sp_act_stats(struct sp_runtime_stats *out)
@@ -515,7 +539,8 @@ void sp_act_stats(struct sp_runtime_stats *out)
 	out->act_restores = sp_act.restores;
 	out->act_errors = sp_act.errors;
 	out->act_gone = sp_act.gone;
-	out->act_boosted_now = sp_act.active;
+	out->act_overridden = sp_act.overridden;
+	out->act_boosted_now = sp_act.boosted_now;
 	out->mode = (uint32_t)sp_act.mode;
 	pthread_mutex_unlock(&sp_act.lock);
 }

@@ -59,19 +59,16 @@ void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 		return;
 	sp_rt_enter();
 	sp_rt_thread_check_name(core);
-	sp_rt_self_state.reporting_wait = 1;
 	sp_lock_blocked_owner(core, self, key, hold, true, owner);
 	again = owner_of(lock);
 	if (again != owner)
 		sp_lock_blocked_owner(core, self, key, hold, true, again);
-	sp_rt_self_state.reporting_wait = 0;
-	/* The watchdog sleeps while nothing needs ticks; a critical wait
-	 * does (the tick refreshes it if it lasts). */
 	if (sp_rt_self_state.critical)
-		sp_wd_kick();
+		sp_wk_wait_started();
 	sp_rt_leave();
 }
 
+/* One event: with @acquired the core also records the acquire. */
 void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool acquired)
 {
 	struct sp_core *core = sp_ev_core();

@@ -12,26 +12,24 @@
  *     clears the owner only if it is still the caller, so a new owner that
  *     reported first is kept.
  * Recursive re-locks and errorcheck self-deadlocks produce no event: glibc's
- * owner field (__data.__owner, the TID; PI/robust keep flag bits above
- * FUTEX_TID_MASK) tells us the caller already owns the mutex.
+ * owner field (sp_rt_mutex_owner in sp_rt.h) tells us the caller already
+ * owns the mutex.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 
 #include "sp_rt.h"
 
-#define SP_FUTEX_TID_MASK 0x3fffffff
 #define SP_MUTEX_KIND_MASK 3 /* PTHREAD_MUTEX_KIND_MASK_NP */
 
 static inline sp_tid_t sp_mx_owner(const pthread_mutex_t *m)
 {
-	return (sp_tid_t)(__atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) &
-			  SP_FUTEX_TID_MASK);
+	return sp_rt_mutex_owner(m);
 }
 
 static sp_tid_t sp_mx_owner_of(const void *lock)
 {
-	return sp_mx_owner(lock);
+	return sp_rt_mutex_owner(lock);
 }
 
 static inline int sp_mx_type(const pthread_mutex_t *m)

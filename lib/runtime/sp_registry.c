@@ -87,6 +87,18 @@ void sp_rt_registry_each(void (*fn)(void *arg, sp_tid_t tid, const char *name, i
 	pthread_mutex_unlock(&sp_reg.lock);
 }
 
+uint32_t sp_rt_registry_tids(sp_tid_t *out, uint32_t cap)
+{
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&sp_reg.lock);
+	for (uint32_t i = 0; i < SP_REG_SLOTS && n < cap; i++)
+		if (sp_reg.e[i].tid)
+			out[n++] = sp_reg.e[i].tid;
+	pthread_mutex_unlock(&sp_reg.lock);
+	return n;
+}
+
 void sp_rt_registry_reset(void)
 {
 	/* After fork: the lock may be held by a thread that no longer exists. */
@@ -107,8 +119,10 @@ static void sp_reg_thread_exit(void *arg)
 	core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
 	if (core && t->gen == __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED) && !sp_rt_off)
 		sp_task_exit(core, t->tid);
-	/* Belt and braces: never leave this thread with a boost of ours. */
-	sp_act_restore(NULL, t->tid);
+	/* The core no longer wants this task boosted; undo what we set on
+	 * it ourselves, now, rather than leave it to the worker: once the
+	 * thread is gone its tid may belong to another one. */
+	sp_act_thread_exit(t->tid);
 	sp_reg_forget(t->tid);
 	sp_rt_leave();
 	t->gen = 0;  /* a later lock call from another destructor re-registers */

@@ -54,11 +54,12 @@ struct sp_rt_thread {
 	int guard;          /* > 0 while inside the runtime or the core */
 	int critical;       /* last critical state told to the core */
 	int exited;         /* the thread-exit destructor has run */
-	int restore_pending;            /* see sp_act_flush_self() */
-	int reporting_wait;             /* inside its own sp_lock_blocked report */
-	struct sp_sched_attr restore_to;
+	int on_leave;       /* SP_LEAVE_*: actuator work for sp_rt_leave */
 };
 extern SP_TLS struct sp_rt_thread sp_rt_self_state;
+
+#define SP_LEAVE_KICK 0x1u      /* queued actuator work: kick the worker */
+#define SP_LEAVE_RECONCILE 0x2u /* our own fast track ended: see sp_wk_restore */
 
 /* Entering the core: pthread calls made meanwhile (core locks, liburcu)
  * must reach libc directly, never the instrumented path. */
@@ -67,14 +68,17 @@ static inline void sp_rt_enter(void)
 	sp_rt_self_state.guard++;
 }
 
-/* Applies a restore of the calling thread that the actuator deferred. */
-void sp_act_flush_self(void);
+/* Wakes the worker for the work this thread queued (sp_worker.c). */
+void sp_wk_kick_queued(void);
+/* What sp_rt_leave does for actuator work queued inside the core. */
+void sp_wk_leave_slow(void);
 
+/* Leaving the core: the actuator work this thread queued inside it that
+ * waits until now (sp_wk_restore in sp_worker.c says why). */
 static inline void sp_rt_leave(void)
 {
-	if (--sp_rt_self_state.guard == 0 &&
-	    __builtin_expect(sp_rt_self_state.restore_pending, 0))
-		sp_act_flush_self();
+	if (--sp_rt_self_state.guard == 0 && __builtin_expect(sp_rt_self_state.on_leave, 0))
+		sp_wk_leave_slow();
 }
 
 static inline bool sp_rt_guarded(void)
@@ -122,8 +126,22 @@ void sp_rt_registry_reset(void);
 void sp_rt_registry_each(void (*fn)(void *arg, sp_tid_t tid, const char *name, int crit),
 			 void *arg);
 void sp_rt_registry_note(sp_tid_t tid, const char *name, int critical);
+/* Copies up to @cap registered tids to @out; returns how many. */
+uint32_t sp_rt_registry_tids(sp_tid_t *out, uint32_t cap);
 
 /* ---- lock instrumentation (sp_instr_mutex.c, sp_instr_rwlock.c) ---- */
+/* glibc keeps the owner's tid in a mutex's __data.__owner; PI and robust
+ * mutexes keep flag bits above it (FUTEX_TID_MASK in <linux/futex.h>). */
+#define SP_FUTEX_TID_MASK 0x3fffffffu
+
+/* The mutex's owner as its lock word says (0: free). Racy by nature: the
+ * core decides what to make of it (sp_lock_blocked_owner). */
+static inline sp_tid_t sp_rt_mutex_owner(const pthread_mutex_t *m)
+{
+	return (sp_tid_t)((unsigned int)__atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) &
+			  SP_FUTEX_TID_MASK);
+}
+
 enum sp_wait_kind { SP_WAIT_FOREVER, SP_WAIT_TIMED, SP_WAIT_CLOCK };
 int sp_instr_mutex_lock(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
 			const struct timespec *abstime);
@@ -145,25 +163,39 @@ void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool acquired);
 void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold);
 
-/* ---- actuator (sp_actuator.c) ---- */
+/* ---- actuator (sp_actuator.c): makes threads' attributes match ---- */
 int sp_act_setup(const struct sp_runtime_config *cfg); /* probes privileges */
-int sp_act_fast_track(void *ctx, sp_tid_t tid);
-int sp_act_restore(void *ctx, sp_tid_t tid);
+/* The worker: makes @tid's scheduling match sp_task_boosted() now. */
+void sp_act_reconcile(struct sp_core *core, sp_tid_t tid);
+/* The worker, after the queue overflowed: every thread we changed and
+ * every registered one. */
+void sp_act_reconcile_all(struct sp_core *core);
+/* The calling thread exits (after sp_task_exit): undo what we set on it
+ * now, so that no boost survives it and its tid, once reused, is never
+ * touched. */
+void sp_act_thread_exit(sp_tid_t tid);
 void sp_act_restore_all(void);          /* process exit / shutdown */
-void sp_act_apply_deferred(struct sp_core *core); /* watchdog: boosts held back */
-void sp_act_set_exiting(void);          /* process exit: no new grants */
+void sp_act_set_exiting(void);          /* process exit: no new boosts */
 void sp_act_atfork_child(sp_tid_t parent_tid, sp_tid_t child_tid);
 int sp_act_is_boosted(sp_tid_t tid);
 enum sp_act_mode sp_act_mode_now(void);
 void sp_act_stats(struct sp_runtime_stats *out);
-uint64_t sp_act_active(void);
 
-/* ---- watchdog (sp_watchdog.c) ---- */
-int sp_wd_start(const struct sp_runtime_config *cfg);
-void sp_wd_stop(void);
-void sp_wd_kick(void);              /* a grant became active: tick soon */
-void sp_wd_atfork_child(void);
-uint64_t sp_wd_ticks(void);
+/* ---- worker (sp_worker.c): drains the actuation queue, ticks ---- */
+int sp_wk_start(const struct sp_runtime_config *cfg);
+void sp_wk_stop(void);
+/* The core's fast_track and restore: queue @tid for the worker. */
+int sp_wk_fast_track(void *ctx, sp_tid_t tid);
+int sp_wk_restore(void *ctx, sp_tid_t tid);
+/* A critical thread started waiting: ticks are due (kicks if idle). */
+void sp_wk_wait_started(void);
+void sp_wk_atfork_child(void);
+void sp_wk_stats(struct sp_runtime_stats *out);
+
+/* ---- process exit (sp_runtime.c) ---- */
+/* No new boosts, and every boost restored: the atexit handler and the
+ * interposer's destructor. */
+void sp_rt_process_exit(void);
 
 /* Monotonic clock for the core. */
 uint64_t sp_rt_now_ns(void *ctx);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * The process-wide runtime: one core, one actuator, one watchdog.
+ * The process-wide runtime: one core, one actuator, one worker.
  *
  * Created lazily by the first lock event (or explicitly with a config).
  * Fork: the child has only the forking thread and may inherit core locks
@@ -29,8 +29,9 @@ static int sp_rt_atfork_done;
 
 static const struct sp_host_ops sp_rt_ops = {
 	.now_ns = sp_rt_now_ns,
-	.fast_track = sp_act_fast_track,
-	.restore = sp_act_restore,
+	/* Both only tell the worker to look at the tid (sp_worker.c). */
+	.fast_track = sp_wk_fast_track,
+	.restore = sp_wk_restore,
 };
 
 void sp_runtime_config_default(struct sp_runtime_config *cfg)
@@ -57,11 +58,11 @@ static void sp_rt_atfork_child(void)
 	__atomic_store_n(&sp_rt_core_ptr, NULL, __ATOMIC_RELEASE);
 	pthread_mutex_init(&sp_rt_init_lock, NULL);
 	sp_act_atfork_child(parent_tid, sp_rt_self_state.tid);
-	sp_wd_atfork_child();
+	sp_wk_atfork_child();
 	sp_rt_registry_reset();
 }
 
-static void sp_rt_at_exit(void)
+void sp_rt_process_exit(void)
 {
 	sp_rt_enter();
 	sp_act_set_exiting();
@@ -87,22 +88,23 @@ static int sp_rt_create_locked(const struct sp_runtime_config *cfg)
 		return rc;
 	sp_rt_cfg = *cfg;
 	sp_rt_cfg.log_path = NULL; /* not owned; the actuator opened it already */
-	rc = sp_core_create(&cfg->core, &sp_rt_ops, NULL, &core);
+	/* The worker (and its queue) first: the core notifies it as soon as
+	 * it is published. */
+	rc = sp_wk_start(cfg);
 	if (rc)
 		return rc;
+	rc = sp_core_create(&cfg->core, &sp_rt_ops, NULL, &core);
+	if (rc) {
+		sp_wk_stop();
+		return rc;
+	}
 	if (!sp_rt_atfork_done) {
 		pthread_atfork(NULL, NULL, sp_rt_atfork_child);
-		atexit(sp_rt_at_exit);
+		atexit(sp_rt_process_exit);
 		sp_rt_atfork_done = 1;
 	}
 	__atomic_add_fetch(&sp_rt_gen, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&sp_rt_core_ptr, core, __ATOMIC_RELEASE);
-	rc = sp_wd_start(cfg);
-	if (rc) {
-		__atomic_store_n(&sp_rt_core_ptr, NULL, __ATOMIC_RELEASE);
-		sp_core_destroy(core);
-		return rc;
-	}
 	return 0;
 }
 
@@ -161,9 +163,11 @@ void sp_runtime_shutdown(void)
 	pthread_mutex_lock(&sp_rt_init_lock);
 	core = sp_rt_core_ptr;
 	if (core) {
-		sp_wd_stop();
+		sp_wk_stop();
 		__atomic_store_n(&sp_rt_core_ptr, NULL, __ATOMIC_RELEASE);
-		sp_core_destroy(core); /* restores through the actuator */
+		/* The core's restores only reach the (stopped) worker's queue;
+		 * the actuator undoes what it set itself. */
+		sp_core_destroy(core);
 		sp_act_restore_all();
 	}
 	pthread_mutex_unlock(&sp_rt_init_lock);
@@ -185,7 +189,7 @@ int sp_runtime_stats(struct sp_runtime_stats *out)
 	sp_rt_enter();
 	sp_core_stats(core, &out->core);
 	sp_act_stats(out);
-	out->ticks = sp_wd_ticks();
+	sp_wk_stats(out);
 	sp_rt_leave();
 	return 0;
 }

@@ -4,6 +4,8 @@
 #include "sp_sched_attr.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,8 +37,13 @@ int sp_sched_setattr(pid_t tid, const struct sp_sched_attr *attr)
 
 int sp_sched_attr_same(const struct sp_sched_attr *a, const struct sp_sched_attr *b)
 {
-	return a->sched_policy == b->sched_policy && a->sched_nice == b->sched_nice &&
-	       a->sched_priority == b->sched_priority &&
+	bool rt = a->sched_policy == SCHED_FIFO || a->sched_policy == SCHED_RR;
+
+	/* sched_getattr reports the RT priority of an RT thread and the nice
+	 * value of any other (the other field reads 0), so only the field in
+	 * effect is compared. */
+	return a->sched_policy == b->sched_policy &&
+	       (rt ? a->sched_priority == b->sched_priority : a->sched_nice == b->sched_nice) &&
 	       (a->sched_flags & SP_SCHED_FLAG_RESET_ON_FORK) ==
 		       (b->sched_flags & SP_SCHED_FLAG_RESET_ON_FORK);
 }

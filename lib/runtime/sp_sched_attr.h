@@ -28,7 +28,8 @@ struct sp_sched_attr {
 /* Return 0 or -errno. tid 0 means the calling thread. */
 int sp_sched_getattr(pid_t tid, struct sp_sched_attr *attr);
 int sp_sched_setattr(pid_t tid, const struct sp_sched_attr *attr);
-/* Same policy, nice, RT priority and reset-on-fork flag. */
+/* Same policy, reset-on-fork flag, and RT priority (RT policies) or nice
+ * value (the others), as sched_getattr reports them. */
 int sp_sched_attr_same(const struct sp_sched_attr *a, const struct sp_sched_attr *b);
 
 #endif /* SP_SCHED_ATTR_H */

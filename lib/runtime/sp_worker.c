@@ -1,15 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * The watchdog thread drives the core's clock: while a fast track is active
- * it calls sp_core_tick() every tick_ns so that budgets and throttles end a
- * boost even when the blocked critical thread cannot run; it also calls
- * sp_core_reclaim() now and then (that one sleeps, so it must live on a
- * thread of ours, never on an event path). When nothing is boosted it waits
- * on a condition variable and costs nothing.
+ * The worker thread ("superpass-wk"), the runtime's half of the host
+ * contract in core.h:
  *
- * In SCHED_FIFO mode the watchdog itself runs at fifo_prio + 1: boosted
- * threads could otherwise fill every CPU and starve the very thread that
- * must take their boost away.
+ *  - The core's fast_track/restore callbacks (sp_wk_fast_track and
+ *    sp_wk_restore) push the tid on the actuation queue shared by every
+ *    host (lib/core/sp_actq.h) and kick the worker (see "When to kick").
+ *    The worker pops each tid and reconciles it: the thread
+ *    gets the attributes sp_task_boosted() says now (sp_act_reconcile). If
+ *    the queue overflowed, it reconciles every thread it knows.
+ *  - While sp_core_needs_tick() it calls sp_core_tick() every tick_ns, so
+ *    budgets and throttles end a boost even when the blocked critical
+ *    thread cannot run, and long critical waits are walked again.
+ *  - Now and then it calls sp_core_reclaim(), which sleeps in an RCU grace
+ *    period and so must run on a thread of ours, never on an event path.
+ *
+ * Otherwise it sleeps on a condition variable on CLOCK_MONOTONIC (a
+ * wall-clock step must not stall or rush a tick) and costs nothing.
+ *
+ * In SCHED_FIFO mode it runs at fifo_prio + 1: it must preempt the threads
+ * it boosted, which could otherwise fill every CPU and starve the very
+ * thread that has to take their boost away.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,23 +29,27 @@
 #include <string.h>
 #include <time.h>
 
+#include "sp_actq.h"
 #include "sp_rt.h"
 #include "sp_sched_attr.h"
 
-#define SP_WD_IDLE_RECLAIM_NS 1000000000ull /* reclaim at least every second */
-#define SP_WD_BUSY_RECLAIM_TICKS 200u
+#define SP_WK_RECLAIM_NS 1000000000ull /* sp_core_reclaim at most once a second */
+#define SP_WK_QUEUE_CAP 1024u          /* as many as the actuator's table */
 
 static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_mutex_t lock;  /* PTHREAD_PRIO_INHERIT: kickers may be nice 19 */
+	pthread_cond_t cond;   /* CLOCK_MONOTONIC */
 	pthread_t thread;
 	int running;
 	int stop;
-	int kicked;
+	int kicked;            /* work was queued since the worker last looked */
+	int idle;              /* asleep without a tick due (see sp_wk_wait_started) */
 	uint32_t tick_ns;
 	int fifo_prio;
-	uint64_t ticks;
-} sp_wd = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	struct sp_actq q;
+	bool q_ready;
+	uint64_t ticks, wakeups, reconciles, rescans;
+} sp_wk;
 
 uint64_t sp_rt_now_ns(void *ctx)
 {
@@ -45,163 +60,279 @@ uint64_t sp_rt_now_ns(void *ctx)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void sp_wd_sleep_ns(uint64_t ns)
+static void sp_wk_sync_init(void)
 {
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
-			       .tv_nsec = (long)(ns % 1000000000ull) };
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
 
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-		;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&sp_wk.lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&sp_wk.cond, &ca);
+	pthread_condattr_destroy(&ca);
 }
 
-static void sp_wd_tick(int reclaim)
+__attribute__((constructor)) static void sp_wk_ctor(void)
 {
-	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
-
-	if (!core)
-		return;
-	sp_rt_enter();
-	sp_act_apply_deferred(core);
-	sp_core_tick(core);
-	if (reclaim)
-		sp_core_reclaim(core);
-	sp_rt_leave();
+	sp_wk_sync_init();
 }
 
-/* Ticks have work while threads are fast-tracked, grants are active or a
- * critical thread waits (the core then refreshes long waits, re-granting
- * after a throttle or budget cool-down). */
-static bool sp_wd_busy(void)
+static void sp_wk_kick(void)
 {
-	return sp_act_active() != 0 ||
-	       sp_core_needs_tick(__atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE));
+	pthread_mutex_lock(&sp_wk.lock);
+	sp_wk.kicked = 1;
+	pthread_cond_signal(&sp_wk.cond);
+	pthread_mutex_unlock(&sp_wk.lock);
 }
 
-static void *sp_wd_main(void *arg)
+void sp_wk_kick_queued(void)
 {
-	uint64_t last_reclaim = sp_rt_now_ns(NULL);
-	uint32_t busy = 0;
+	struct sp_rt_thread *self = &sp_rt_self_state;
+
+	self->on_leave &= ~SP_LEAVE_KICK;
+	/* Our own mutex calls must bypass the interposer. */
+	self->guard++;
+	sp_wk_kick();
+	self->guard--;
+}
+
+/*
+ * When to kick. A fast track is awaited by a critical thread: kick at once,
+ * even from inside the core (the thread that asks may be the nice 19
+ * reader being fast-tracked, from its own acquire report, and would not
+ * leave the core for a long time: measured, waits of 240-360 ms when this
+ * kick waited for sp_rt_leave). Nobody waits for the restore of another
+ * thread: it is kicked on leaving the core, once per event. A thread's own
+ * restore is not the worker's at all (see sp_wk_restore).
+ */
+int sp_wk_fast_track(void *ctx, sp_tid_t tid)
+{
+	(void)ctx;
+	/* Kicks even if @tid was queued already: by a restore, maybe, whose
+	 * kick is still waiting for its thread to leave the core. */
+	sp_actq_push(&sp_wk.q, tid);
+	sp_wk_kick_queued();
+	return 0;
+}
+
+/*
+ * A thread whose own fast track ends (it released the lock) lowers itself,
+ * on its way out of the core, before it returns to the application: left
+ * to the worker, the restore lands tens of microseconds later, by when a
+ * holder with a backlog is already in its next lock call at the fast
+ * track's priority. Measured (`superpass bench -s rwlock`, K=4): such a
+ * reader blocked behind the critical writer's short hold, was lowered to
+ * nice 19 while it slept, and was then handed the read lock by glibc when
+ * the writer released, a holder the core cannot see until it runs (it has
+ * not reported yet): 75-320 ms waits, P99.9 200-320 ms against 80 ms.
+ */
+int sp_wk_restore(void *ctx, sp_tid_t tid)
+{
+	(void)ctx;
+	if (tid == sp_rt_self_state.tid && sp_rt_guarded()) {
+		sp_rt_self_state.on_leave |= SP_LEAVE_RECONCILE;
+		return 0;
+	}
+	if (sp_actq_push(&sp_wk.q, tid)) {
+		if (sp_rt_guarded())
+			sp_rt_self_state.on_leave |= SP_LEAVE_KICK;
+		else
+			sp_wk_kick_queued();
+	}
+	return 0;
+}
+
+void sp_wk_leave_slow(void)
+{
+	struct sp_rt_thread *self = &sp_rt_self_state;
+
+	/* Our own mutex calls must bypass the interposer. */
+	self->guard++;
+	if (self->on_leave & SP_LEAVE_RECONCILE) {
+		self->on_leave &= ~SP_LEAVE_RECONCILE;
+		sp_act_reconcile(__atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE), self->tid);
+	}
+	if (self->on_leave & SP_LEAVE_KICK)
+		sp_wk_kick_queued();
+	self->guard--;
+}
+
+/*
+ * A critical thread has just reported its wait: the core now needs ticks,
+ * and a worker that went to sleep without one due must learn it. The
+ * fence pairs with the one in sp_wk_sleep: either the worker, after
+ * setting idle, sees the wait the core recorded (sp_core_needs_tick), or
+ * this thread, after the core recorded it, sees idle and kicks.
+ */
+void sp_wk_wait_started(void)
+{
+	sp_smp_mb();
+	if (__atomic_load_n(&sp_wk.idle, __ATOMIC_RELAXED))
+		sp_rt_self_state.on_leave |= SP_LEAVE_KICK;
+}
+
+static void sp_wk_drain(struct sp_core *core)
+{
+	sp_tid_t tid;
+
+	while ((tid = sp_actq_pop(&sp_wk.q)) != 0) {
+		sp_act_reconcile(core, tid);
+		__atomic_add_fetch(&sp_wk.reconciles, 1, __ATOMIC_RELAXED);
+	}
+	if (sp_actq_take_rescan(&sp_wk.q)) {
+		sp_act_reconcile_all(core);
+		__atomic_add_fetch(&sp_wk.rescans, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* Sleeps until kicked or @deadline (CLOCK_MONOTONIC ns); false: stop. */
+static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy)
+{
+	struct timespec ts = { .tv_sec = (time_t)(deadline / 1000000000ull),
+			       .tv_nsec = (long)(deadline % 1000000000ull) };
+	bool stop;
+
+	pthread_mutex_lock(&sp_wk.lock);
+	if (!busy) {
+		__atomic_store_n(&sp_wk.idle, 1, __ATOMIC_RELAXED);
+		/* Pairs with the fence in sp_wk_wait_started. */
+		sp_smp_mb();
+		if (sp_core_needs_tick(core))
+			sp_wk.kicked = 1; /* a wait began meanwhile: tick now */
+	}
+	while (!sp_wk.stop && !sp_wk.kicked)
+		if (pthread_cond_timedwait(&sp_wk.cond, &sp_wk.lock, &ts) == ETIMEDOUT)
+			break;
+	sp_wk.kicked = 0;
+	__atomic_store_n(&sp_wk.idle, 0, __ATOMIC_RELAXED);
+	stop = sp_wk.stop;
+	pthread_mutex_unlock(&sp_wk.lock);
+	__atomic_add_fetch(&sp_wk.wakeups, 1, __ATOMIC_RELAXED);
+	return !stop;
+}
+
+static void *sp_wk_main(void *arg)
+{
+	uint64_t next_tick = 0, last_reclaim = sp_rt_now_ns(NULL);
 
 	(void)arg;
-	/* Our own pthread calls never go through the interposer's slow path. */
+	/* Our own pthread calls never go through the interposer's slow path,
+	 * and the kicks our ticks queue are for ourselves: we drain anyway. */
 	sp_rt_enter();
-	pthread_setname_np(pthread_self(), "superpass-wd");
+	pthread_setname_np(pthread_self(), "superpass-wk");
 	if (sp_act_mode_now() == SP_ACT_FIFO) {
 		struct sp_sched_attr a;
 
 		if (sp_sched_getattr(0, &a) == 0) {
 			a.sched_policy = SCHED_FIFO;
-			a.sched_priority = (uint32_t)sp_wd.fifo_prio + 1;
+			a.sched_priority = (uint32_t)sp_wk.fifo_prio + 1;
 			a.sched_flags = SP_SCHED_FLAG_RESET_ON_FORK;
 			sp_sched_setattr(0, &a);
 		}
 	}
 	for (;;) {
-		int stop, reclaim;
+		struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
 		uint64_t now;
+		bool busy;
 
-		pthread_mutex_lock(&sp_wd.lock);
-		while (!sp_wd.stop && !sp_wd.kicked && !sp_wd_busy()) {
-			struct timespec ts;
-
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += 200000000L;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
-			if (pthread_cond_timedwait(&sp_wd.cond, &sp_wd.lock, &ts) == ETIMEDOUT)
-				break;
-		}
-		stop = sp_wd.stop;
-		sp_wd.kicked = 0;
-		pthread_mutex_unlock(&sp_wd.lock);
-		if (stop)
-			break;
+		sp_wk_drain(core);
 		now = sp_rt_now_ns(NULL);
-		if (!sp_wd_busy()) {
-			/* idle: only reclaim, rarely */
-			if (now - last_reclaim >= SP_WD_IDLE_RECLAIM_NS) {
-				sp_wd_tick(1);
-				last_reclaim = now;
-			}
-			continue;
+		busy = sp_core_needs_tick(core);
+		if (busy && now >= next_tick) {
+			sp_core_tick(core);
+			__atomic_add_fetch(&sp_wk.ticks, 1, __ATOMIC_RELAXED);
+			next_tick = now + sp_wk.tick_ns;
+			sp_wk_drain(core); /* what the tick ended */
 		}
-		sp_wd_sleep_ns(sp_wd.tick_ns);
-		reclaim = ++busy % SP_WD_BUSY_RECLAIM_TICKS == 0;
-		sp_wd_tick(reclaim);
-		if (reclaim)
+		if (now - last_reclaim >= SP_WK_RECLAIM_NS) {
+			if (core)
+				sp_core_reclaim(core);
 			last_reclaim = now;
-		__atomic_add_fetch(&sp_wd.ticks, 1, __ATOMIC_RELAXED);
+		}
+		sp_rt_self_state.on_leave = 0; /* our own kicks: we drain anyway */
+		if (!sp_wk_sleep(core, busy ? next_tick : last_reclaim + SP_WK_RECLAIM_NS, busy))
+			break;
 	}
 	sp_rt_leave();
 	return NULL;
 }
 
-int sp_wd_start(const struct sp_runtime_config *cfg)
+int sp_wk_start(const struct sp_runtime_config *cfg)
 {
 	sigset_t all, old;
-	int rc;
+	int rc = 0;
 
-	pthread_mutex_lock(&sp_wd.lock);
-	if (sp_wd.running) {
-		pthread_mutex_unlock(&sp_wd.lock);
-		return 0;
+	pthread_mutex_lock(&sp_wk.lock);
+	if (sp_wk.running)
+		goto out;
+	/* Allocated once and kept: the core may notify until it is destroyed,
+	 * after the worker stopped. What an earlier runtime left is dropped
+	 * (its shutdown restored everything). */
+	if (!sp_wk.q_ready) {
+		rc = sp_actq_init(&sp_wk.q, SP_WK_QUEUE_CAP);
+		if (rc)
+			goto out;
+		sp_wk.q_ready = true;
 	}
-	sp_wd.tick_ns = cfg->tick_ns ? cfg->tick_ns : 1000000u;
-	sp_wd.fifo_prio = cfg->fifo_prio;
-	sp_wd.stop = 0;
-	sp_wd.kicked = 0;
+	while (sp_actq_pop(&sp_wk.q))
+		;
+	sp_actq_take_rescan(&sp_wk.q);
+	sp_wk.tick_ns = cfg->tick_ns ? cfg->tick_ns : 1000000u;
+	sp_wk.fifo_prio = cfg->fifo_prio;
+	sp_wk.stop = 0;
+	sp_wk.kicked = 0;
+	sp_wk.ticks = sp_wk.wakeups = sp_wk.reconciles = sp_wk.rescans = 0;
 	/* No signal of the application may land on our thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&sp_wd.thread, NULL, sp_wd_main, NULL);
+	rc = -pthread_create(&sp_wk.thread, NULL, sp_wk_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc == 0)
-		sp_wd.running = 1;
-	pthread_mutex_unlock(&sp_wd.lock);
-	return -rc;
+		sp_wk.running = 1;
+out:
+	pthread_mutex_unlock(&sp_wk.lock);
+	return rc;
 }
 
-void sp_wd_stop(void)
+void sp_wk_stop(void)
 {
 	pthread_t t;
 
-	pthread_mutex_lock(&sp_wd.lock);
-	if (!sp_wd.running) {
-		pthread_mutex_unlock(&sp_wd.lock);
+	pthread_mutex_lock(&sp_wk.lock);
+	if (!sp_wk.running) {
+		pthread_mutex_unlock(&sp_wk.lock);
 		return;
 	}
-	sp_wd.stop = 1;
-	t = sp_wd.thread;
-	pthread_cond_signal(&sp_wd.cond);
-	pthread_mutex_unlock(&sp_wd.lock);
+	sp_wk.stop = 1;
+	t = sp_wk.thread;
+	pthread_cond_signal(&sp_wk.cond);
+	pthread_mutex_unlock(&sp_wk.lock);
 	pthread_join(t, NULL);
-	pthread_mutex_lock(&sp_wd.lock);
-	sp_wd.running = 0;
-	pthread_mutex_unlock(&sp_wd.lock);
+	pthread_mutex_lock(&sp_wk.lock);
+	sp_wk.running = 0;
+	pthread_mutex_unlock(&sp_wk.lock);
 }
 
-/* Called by the actuator and when a critical thread starts waiting:
- * never blocks for long. */
-void sp_wd_kick(void)
+/* The worker thread does not exist in a forked child, and the queue holds
+ * the parent's tids. */
+void sp_wk_atfork_child(void)
 {
-	pthread_mutex_lock(&sp_wd.lock);
-	sp_wd.kicked = 1;
-	pthread_cond_signal(&sp_wd.cond);
-	pthread_mutex_unlock(&sp_wd.lock);
+	sp_wk_sync_init();
+	if (sp_wk.q_ready)
+		sp_actq_atfork_child(&sp_wk.q);
+	sp_wk.running = 0;
+	sp_wk.stop = 0;
+	sp_wk.kicked = 0;
+	sp_wk.idle = 0;
 }
 
-/* The watchdog thread does not exist in a forked child. */
-void sp_wd_atfork_child(void)
+void sp_wk_stats(struct sp_runtime_stats *out)
 {
-	pthread_mutex_init(&sp_wd.lock, NULL);
-	pthread_cond_init(&sp_wd.cond, NULL);
-	sp_wd.running = 0;
-	sp_wd.stop = 0;
-}
-
-uint64_t sp_wd_ticks(void)
-{
-	return __atomic_load_n(&sp_wd.ticks, __ATOMIC_RELAXED);
+	out->ticks = __atomic_load_n(&sp_wk.ticks, __ATOMIC_RELAXED);
+	out->wk_wakeups = __atomic_load_n(&sp_wk.wakeups, __ATOMIC_RELAXED);
+	out->wk_reconciles = __atomic_load_n(&sp_wk.reconciles, __ATOMIC_RELAXED);
+	out->wk_rescans = __atomic_load_n(&sp_wk.rescans, __ATOMIC_RELAXED);
 }
