@@ -155,8 +155,7 @@ __attribute__((destructor)) static void sp_pl_fini(void)
 	if (getpid() != sp_pl_pid)
 		return;
 	sp_rt_enter();
-	sp_act_set_exiting();
-	sp_act_restore_all();
+	sp_rt_process_exit();
 	if (tmpl && *tmpl) {
 		sp_pl_stats_path(path, sizeof(path), tmpl);
 		if (sp_runtime_write_json(path) < 0)
@@ -291,7 +290,7 @@ static int sp_pl_cond_enter(pthread_mutex_t *m, sp_tid_t *self)
 	if (sp_rt_guarded() || !(core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE)))
 		return 0;
 	*self = sp_rt_thread(core);
-	if ((sp_tid_t)(m->__data.__owner & 0x3fffffff) != *self)
+	if (sp_rt_mutex_owner(m) != *self)
 		return 0;
 	sp_instr_released(*self, m, SP_HOLD_EXCL);
 	return 1;

@@ -5,7 +5,7 @@
 
 #include <pthread.h>
 
-void sp_real_resolve(void);
+#include "sp_rt.h" /* sp_real_resolve(), with struct sp_real_ops */
 
 struct sp_real_extra {
 	int (*mutex_destroy)(pthread_mutex_t *);
