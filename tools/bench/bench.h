@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include <superpass/hist.h>
+#include <superpass/runtime.h>
 
 enum bench_scenario { SC_MUTEX, SC_RWLOCK, SC_CHAIN, SC_NR };
 enum bench_policy { PO_NONE, PO_PI, PO_RTUI, PO_SUPERPASS, PO_PRELOAD, PO_NR };
@@ -60,6 +61,10 @@ struct bench_result {
 	double cpu_s;            /* process CPU time during the run */
 	uint64_t blocked_ns, holder_wait_ns;
 	uint64_t grants, expiries, fast_tracks;
+	/* superpass policies: every core and runtime counter at the end of the
+	 * run (the JSON's "core" and "runtime" objects). */
+	bool have_stats;
+	struct sp_runtime_stats stats;
 };
 
 extern const char *const bench_scenario_name[SC_NR];

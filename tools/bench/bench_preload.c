@@ -74,14 +74,15 @@ void bench_preload_env(char *out, size_t cap, const char *lib)
 		 old && *old ? ":" : "", lib);
 }
 
-static long long json_num(const char *json, const char *key)
+/* The number after "key": in the interposer's flat JSON; 0 if absent. */
+static uint64_t json_u64(const char *json, const char *key)
 {
 	char pat[64];
 	const char *p;
 
 	snprintf(pat, sizeof(pat), "\"%s\": ", key);
 	p = strstr(json, pat);
-	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
 }
 
 int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
@@ -173,9 +174,17 @@ int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 	if (f) {
 		json = calloc(1, 1 << 16);
 		if (json && fread(json, 1, (1 << 16) - 1, f) > 0) {
-			r->grants = (uint64_t)json_num(json, "grants");
-			r->expiries = (uint64_t)json_num(json, "expiries");
-			r->fast_tracks = (uint64_t)json_num(json, "act_fast_tracks");
+			/* The interposer writes every field of both lists. */
+#define SP_BENCH_CORE(name, kind, help) r->stats.core.name = json_u64(json, #name);
+#define SP_BENCH_RT(name, kind, help) r->stats.name = json_u64(json, #name);
+			SP_STATS_FIELDS(SP_BENCH_CORE)
+			SP_RUNTIME_STATS_FIELDS(SP_BENCH_RT)
+#undef SP_BENCH_CORE
+#undef SP_BENCH_RT
+			r->have_stats = true;
+			r->grants = r->stats.core.grants;
+			r->expiries = r->stats.core.expiries;
+			r->fast_tracks = r->stats.act_fast_tracks;
 			if (!strstr(json, "\"mode\": \"fifo\""))
 				snprintf(r->note, sizeof(r->note), "interposer not in fifo mode");
 		}

@@ -117,6 +117,32 @@ void bench_print_summary(FILE *f, const struct bench_result *rs, int n, enum ben
 	}
 }
 
+/* "core" and "runtime": every counter of both lists, or null for the
+ * policies that do not run superpass. */
+static void json_stats(FILE *f, const struct bench_result *r)
+{
+	const char *sep = "";
+
+	if (!r->have_stats) {
+		fprintf(f, "\"core\": null, \"runtime\": null");
+		return;
+	}
+	fprintf(f, "\"core\": {");
+#define SP_BENCH_CORE(name, kind, help) \
+	fprintf(f, "%s\"" #name "\": %llu", sep, (unsigned long long)r->stats.core.name); \
+	sep = ", ";
+	SP_STATS_FIELDS(SP_BENCH_CORE)
+#undef SP_BENCH_CORE
+	fprintf(f, "}, \"runtime\": {");
+	sep = "";
+#define SP_BENCH_RT(name, kind, help) \
+	fprintf(f, "%s\"" #name "\": %llu", sep, (unsigned long long)r->stats.name); \
+	sep = ", ";
+	SP_RUNTIME_STATS_FIELDS(SP_BENCH_RT)
+#undef SP_BENCH_RT
+	fprintf(f, "}");
+}
+
 int bench_write_json(const char *path, const struct bench_opts *o, const struct bench_result *rs,
 		     int n)
 {
@@ -141,7 +167,7 @@ int bench_write_json(const char *path, const struct bench_opts *o, const struct 
 			   "\"frames\": %llu, \"janky\": %llu, \"hog_iters\": %llu, "
 			   "\"seconds\": %.3f, \"cpu_s\": %.3f, \"blocked_ns\": %llu, "
 			   "\"holder_wait_ns\": %llu, \"grants\": %llu, \"expiries\": %llu, "
-			   "\"fast_tracks\": %llu}%s\n",
+			   "\"fast_tracks\": %llu, ",
 			bench_scenario_name[r->scenario], bench_policy_name[r->policy], r->k,
 			r->skipped ? "true" : "false", r->note, (unsigned long long)r->blockings,
 			(unsigned long long)r->p50, (unsigned long long)r->p99,
@@ -150,7 +176,9 @@ int bench_write_json(const char *path, const struct bench_opts *o, const struct 
 			(unsigned long long)r->hog_iters, r->seconds, r->cpu_s,
 			(unsigned long long)r->blocked_ns, (unsigned long long)r->holder_wait_ns,
 			(unsigned long long)r->grants, (unsigned long long)r->expiries,
-			(unsigned long long)r->fast_tracks, i + 1 < n ? "," : "");
+			(unsigned long long)r->fast_tracks);
+		json_stats(f, r);
+		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
 	return fclose(f) == 0 ? 0 : -1;

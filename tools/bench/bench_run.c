@@ -420,6 +420,8 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 		if (stats && *stats) /* the runtime's own view, as the interposer writes it */
 			sp_runtime_write_json(stats);
 		if (sp_runtime_stats(&st) == 0) {
+			r->have_stats = true;
+			r->stats = st;
 			r->grants = st.core.grants;
 			r->expiries = st.core.expiries;
 			r->fast_tracks = st.act_fast_tracks;
