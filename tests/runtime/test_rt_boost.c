@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The actuator on the real kernel: a holder that blocks a critical thread
- * is put in SCHED_FIFO, and gets its exact attributes back (checked with
- * sched_getattr) on release, on budget expiry, and when it exits while
- * boosted; readers are boosted up to K; a fork of a boosted thread is not
- * boosted. Needs CAP_SYS_NICE (the test runs as root in CI); skipped
+ * is put in SCHED_FIFO by the worker, and gets its exact attributes back
+ * (checked with sched_getattr) on release, on budget expiry, and when it
+ * exits while boosted, unless the application changed them meanwhile;
+ * readers are boosted up to K; a fork of a boosted thread is not boosted. Needs CAP_SYS_NICE (the test runs as root in CI); skipped
  * otherwise.
  */
 #include "sp_test_util.h"
@@ -55,6 +55,9 @@ struct holder {
 	int fork_child;     /* fork while boosted; child reports its policy */
 	int nice_mode;      /* the actuator lowers nice instead of SCHED_FIFO */
 	int unreported;     /* lock/unlock behind the runtime's back (plain pthread) */
+	int app_nice;       /* if set: the application's own change while boosted */
+	pid_t waiter;       /* if set: the critical waiter, looked at while boosted */
+	int waiter_policy_during;
 	pid_t tid;
 	int locked;
 	int boosted;
@@ -77,6 +80,15 @@ static void *holder_main(void *arg)
 	h->boosted = SP_WAIT_FOR(sp_test_policy(0) == SCHED_FIFO ||
 				 (h->nice_mode && sp_test_nice(0) != 19));
 	sp_sched_getattr(0, &h->during);
+	if (h->waiter)
+		h->waiter_policy_during = sp_test_policy(h->waiter);
+	if (h->app_nice) {
+		/* The application makes its own choice for this thread. */
+		struct sp_sched_attr mine = h->before;
+
+		mine.sched_nice = h->app_nice;
+		sp_sched_setattr(0, &mine);
+	}
 	if (h->fork_child) {
 		pid_t pid = fork();
 
@@ -96,8 +108,15 @@ static void *holder_main(void *arg)
 		pthread_mutex_unlock((pthread_mutex_t *)(void *)h->m->opaque.bytes);
 	else
 		sp_mutex_unlock(h->m);
-	/* The grant may end a moment later on the granting thread (the core
-	 * validates a new grant after publishing it): wait, bounded. */
+	/* The worker restores a moment after the release: wait, bounded. */
+	if (h->app_nice) {
+		struct sp_runtime_stats st;
+
+		SP_WAIT_FOR(sp_runtime_stats(&st) == 0 && st.act_boosted_now == 0 &&
+			    st.act_overridden >= 1);
+		sp_sched_getattr(0, &h->after);
+		return NULL;
+	}
 	SP_WAIT_FOR(sp_sched_getattr(0, &h->after) == 0 && sp_sched_attr_same(&h->after, &h->before));
 	return NULL;
 }
@@ -148,6 +167,63 @@ static void test_boost_and_exact_restore(void **state)
 	assert_int_equal(st.act_fast_tracks, st.act_restores);
 	assert_int_equal(st.act_boosted_now, 0);
 	assert_int_equal(st.core.boosted_now, 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+/* The worker applies the fast track the core asked for, the critical
+ * waiter itself is never touched, and once the lock is released nothing
+ * stays boosted. */
+static void test_worker_boosts_then_nothing_stays_boosted(void **state)
+{
+	sp_mutex_t m;
+	struct holder h = { .m = &m, .waiter = sp_test_gettid() };
+	struct sp_sched_attr self_before, self_after;
+	struct sp_runtime_stats st;
+
+	(void)state;
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	assert_int_equal(sp_sched_getattr(0, &self_before), 0);
+	run_holder(&h);
+	assert_true(h.boosted);
+	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
+	assert_int_equal(h.waiter_policy_during, self_before.sched_policy);
+	assert_true(sp_sched_attr_same(&h.after, &h.before));
+	assert_int_equal(sp_sched_getattr(0, &self_after), 0);
+	assert_true(sp_sched_attr_same(&self_after, &self_before));
+	assert_int_equal(sp_tid_fast_tracked((sp_tid_t)h.tid), 0);
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	/* only the worker's reconciliation applies the core's fast tracks */
+	assert_true(st.wk_reconciles >= 1);
+	assert_true(st.act_fast_tracks >= 1);
+	assert_int_equal(st.act_fast_tracks, st.act_restores);
+	assert_int_equal(st.act_boosted_now, 0);
+	assert_int_equal(st.core.boosted_now, 0);
+	assert_int_equal(st.core.fast_tracks, st.core.restores);
+	assert_int_equal(st.act_overridden, 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+/* The application changes a boosted thread's priority itself: when the
+ * fast track ends, its change stays (the restore is skipped and counted). */
+static void test_application_change_wins(void **state)
+{
+	sp_mutex_t m;
+	struct holder h = { .m = &m, .app_nice = 10 };
+	struct sp_runtime_stats st;
+
+	(void)state;
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	run_holder(&h);
+	assert_true(h.boosted);
+	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
+	assert_int_equal(h.after.sched_policy, SCHED_OTHER);
+	assert_int_equal(h.after.sched_nice, 10); /* theirs, not our saved 19 */
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_int_equal(st.act_overridden, 1);
+	assert_int_equal(st.act_fast_tracks, st.act_restores);
+	assert_int_equal(st.act_boosted_now, 0);
 	assert_int_equal(sp_mutex_destroy(&m), 0);
 }
 
@@ -202,7 +278,7 @@ static void test_budget_expiry(void **state)
 	assert_int_equal(sp_mutex_init(&m, 0), 0);
 	run_holder(&h);
 	assert_true(h.boosted);
-	/* the watchdog ended the boost while the holder still held the lock */
+	/* the worker's tick ended the boost while the holder still held the lock */
 	assert_true(h.restored_before_unlock);
 	assert_true(sp_sched_attr_same(&h.after, &h.before));
 	assert_int_equal(sp_runtime_stats(&st), 0);
@@ -314,6 +390,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_boost_and_exact_restore, teardown),
+		cmocka_unit_test_teardown(test_worker_boosts_then_nothing_stays_boosted, teardown),
+		cmocka_unit_test_teardown(test_application_change_wins, teardown),
 		cmocka_unit_test_teardown(test_unreported_owner_boosted, teardown),
 		cmocka_unit_test_teardown(test_nice_mode_boost_and_restore, teardown),
 		cmocka_unit_test_teardown(test_budget_expiry, teardown),

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -264,6 +265,9 @@ static void test_rwlock(void **state)
 struct contend {
 	sp_mutex_t m;
 	int iters;
+	int locked;                  /* staged: the holder has the lock */
+	struct sp_runtime_stats at;  /* staged: stats when the waiter was seen blocked */
+	int saw_block;
 };
 
 static void *contend_main(void *arg)
@@ -277,15 +281,58 @@ static void *contend_main(void *arg)
 	return NULL;
 }
 
+/* Holds the lock until the runtime has counted the test thread's block:
+ * the contention is certain, not left to the scheduler. */
+static void *staged_holder(void *arg)
+{
+	struct contend *c = arg;
+	struct sp_runtime_stats before;
+
+	assert_int_equal(sp_runtime_stats(&before), 0);
+	assert_int_equal(sp_mutex_lock(&c->m), 0);
+	__atomic_store_n(&c->locked, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 200000 && !c->saw_block; i++) {
+		struct timespec ts = { 0, 50000 }; /* bounded: a hang becomes a failure */
+
+		sp_runtime_stats(&c->at);
+		c->saw_block = c->at.core.blocks > before.core.blocks;
+		if (!c->saw_block)
+			nanosleep(&ts, NULL);
+	}
+	assert_int_equal(sp_mutex_unlock(&c->m), 0);
+	return NULL;
+}
+
 static void test_contended_counts(void **state)
 {
 	static struct contend c;
 	pthread_t t[3];
-	struct sp_runtime_stats st;
+	struct sp_runtime_stats before, st;
 
 	(void)state;
-	c.iters = 20000;
+	memset(&c, 0, sizeof(c));
 	assert_int_equal(sp_mutex_init(&c.m, 0), 0);
+	assert_int_equal(sp_runtime_stats(&before), 0);
+
+	/* One certain blocking of a critical thread. */
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(pthread_create(&t[0], NULL, staged_holder, &c), 0);
+	while (!__atomic_load_n(&c.locked, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(sp_mutex_lock(&c.m), 0); /* blocks until the block is counted */
+	assert_int_equal(sp_mutex_unlock(&c.m), 0);
+	pthread_join(t[0], NULL);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_true(c.saw_block);
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_true(st.core.blocks >= before.core.blocks + 1);
+	assert_true(st.core.blockings >= before.core.blockings + 1);
+	/* the wait's end is also the acquire: one event, counted once */
+	assert_int_equal(st.core.blocks, st.core.unblocks);
+	assert_int_equal(st.core.acquires, st.core.releases);
+
+	/* Then free-running contention: whatever blocks, counts stay paired. */
+	c.iters = 20000;
 	for (int i = 0; i < 3; i++)
 		pthread_create(&t[i], NULL, contend_main, &c);
 	for (int i = 0; i < 3; i++)
@@ -293,7 +340,7 @@ static void test_contended_counts(void **state)
 	assert_int_equal(sp_runtime_stats(&st), 0);
 	assert_int_equal(st.core.blocks, st.core.unblocks);
 	assert_int_equal(st.core.acquires, st.core.releases);
-	assert_true(st.core.acquires >= 3u * 20000u);
+	assert_true(st.core.acquires >= before.core.acquires + 3u * 20000u);
 	assert_int_equal(sp_mutex_destroy(&c.m), 0);
 }
 
