@@ -14,6 +14,12 @@
 #define SP_TRACE_NR_FUTEX 240
 #else
 #define SP_TRACE_NR_FUTEX 202
+/* sp_trace_parse_line, told whether the line holds a NUL byte (@nul 1 or
+ * 0: its caller scanned for them) or not (-1: it looks). */
+__attribute__((visibility("hidden"))) int sptr_parse_line(const char *line, size_t len,
+							  struct sp_trace_event *ev,
+							  const char **why, int nul);
+
 #endif
 
 /* What every reader does with a parsed event: orders it, counts it, hands
@@ -29,5 +35,11 @@ struct sp_trace_sink {
 void sp_trace_diag_note(struct sp_trace_diag *d, unsigned reason, uint64_t line, const char *what);
 /* 0 to go on, else the callback's value. */
 int sp_trace_sink_put(struct sp_trace_sink *s, struct sp_trace_event *ev, uint64_t line);
+
+/* sp_trace_parse_line, told whether the line holds a NUL byte (@nul 1 or
+ * 0: its caller scanned for them) or not (-1: it looks). */
+__attribute__((visibility("hidden"))) int sptr_parse_line(const char *line, size_t len,
+							  struct sp_trace_event *ev,
+							  const char **why, int nul);
 
 #endif

@@ -236,7 +236,7 @@ static int64_t read_src(struct src *src, sp_trace_event_fn fn, void *ctx, struct
 /* One line of text at @p (@len bytes, no newline) numbered d->lines + 1:
  * what read_src does with it. 1 to stop (with *stop set), else 0. */
 static inline int one_line(struct sp_trace_sink *sink, struct sp_trace_diag *d, const char *p,
-			   size_t len, int64_t *delivered)
+			   size_t len, int nul, int64_t *delivered)
 {
 	struct sp_trace_event ev;
 	const char *why;
@@ -247,7 +247,7 @@ static inline int one_line(struct sp_trace_sink *sink, struct sp_trace_diag *d, 
 		sp_trace_diag_note(d, SP_TRSK_TOO_LONG, d->lines, NULL);
 		return 0;
 	}
-	rc = sp_trace_parse_line(p, len, &ev, &why);
+	rc = sptr_parse_line(p, len, &ev, &why, nul);
 	if (rc > 0) {
 		if (sp_trace_sink_put(sink, &ev, d->lines))
 			return 1;
@@ -262,6 +262,35 @@ static inline int one_line(struct sp_trace_sink *sink, struct sp_trace_diag *d, 
 	return 0;
 }
 
+/* Where the NUL bytes are, looked for a window at a time ahead of the lines
+ * (one memchr per window, not one per line): the first NUL in [from, to)
+ * is at nul, or there is none when nul is NULL. */
+struct nuls {
+	const char *from, *to, *nul, *end;
+};
+
+#define SP_TRACE_NUL_WINDOW (256u * 1024u)
+
+/* Whether [p, e) holds a NUL; p never goes back. */
+static inline bool nul_in(struct nuls *z, const char *p, const char *e)
+{
+	if (z->nul && z->nul < p) { /* passed: look again from p */
+		z->from = z->to = p;
+		z->nul = NULL;
+	}
+	while (!z->nul && z->to < e) {
+		size_t n = (size_t)(z->end - z->to);
+
+		if (n > SP_TRACE_NUL_WINDOW && z->to + SP_TRACE_NUL_WINDOW >= e)
+			n = SP_TRACE_NUL_WINDOW;
+		else if (n > SP_TRACE_NUL_WINDOW)
+			n = (size_t)(e - z->to);
+		z->nul = memchr(z->to, '\0', n);
+		z->to += n;
+	}
+	return z->nul && z->nul < e;
+}
+
 /* A plain file mapped whole: lines found in place, nothing copied. The
  * same lines, numbers and verdicts as read_src. */
 static int64_t read_mem(const char *buf, size_t size, sp_trace_event_fn fn, void *ctx,
@@ -269,6 +298,7 @@ static int64_t read_mem(const char *buf, size_t size, sp_trace_event_fn fn, void
 {
 	struct sp_trace_sink sink = { .fn = fn, .ctx = ctx, .d = d };
 	const char *p = buf, *end = buf + size;
+	struct nuls z = { .from = buf, .to = buf, .nul = NULL, .end = end };
 	int64_t delivered = 0;
 
 	d->bytes += size;
@@ -282,7 +312,7 @@ static int64_t read_mem(const char *buf, size_t size, sp_trace_event_fn fn, void
 		} else {
 			len = (size_t)(nl - p);
 		}
-		if (one_line(&sink, d, p, len, &delivered))
+		if (one_line(&sink, d, p, len, nul_in(&z, p, p + len), &delivered))
 			return sink.stop;
 		if (!nl)
 			break;

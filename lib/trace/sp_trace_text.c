@@ -61,21 +61,26 @@ static inline bool same(const char *a, const char *b, size_t n)
 }
 
 /* The first @needle in [p, e). Needles here are short and the lines too:
- * memchr on the needle's last byte (a rarer one: '=', ':', ' ') and a
- * compare beats memmem's setup. */
-static const char *find(const char *p, const char *e, const char *needle)
+ * memchr on the needle's last byte that is not a space (spaces are the
+ * commonest byte of a line: " ==> " looks for '>') and a compare beats
+ * memmem's setup. Inlined, so that strlen of the literal needles folds. */
+static inline __attribute__((always_inline)) const char *find(const char *p, const char *e,
+							      const char *needle)
 {
-	size_t n = strlen(needle);
+	size_t n = strlen(needle), k;
 	const char *q;
 
 	if (!n || e - p < (ptrdiff_t)n)
 		return NULL;
-	for (q = p + n - 1; q < e; q++) {
-		q = memchr(q, needle[n - 1], (size_t)(e - q));
-		if (!q)
+	for (k = n - 1; k > 0 && needle[k] == ' '; k--)
+		;
+	/* the needle's byte k at q: it starts at q - k and must end by e */
+	for (q = p + k; q + (n - k) <= e; q++) {
+		q = memchr(q, needle[k], (size_t)(e - q));
+		if (!q || q + (n - k) > e)
 			return NULL;
-		if (q - p >= (ptrdiff_t)(n - 1) && same(q - (n - 1), needle, n - 1))
-			return q - (n - 1);
+		if (same(q - k, needle, n))
+			return q - k;
 	}
 	return NULL;
 }
@@ -161,7 +166,8 @@ static void copy_comm(char *dst, const char *p, const char *e)
 
 /* The value of "key=" that starts at the beginning of [p, e) or after a
  * space. */
-static const char *kv(const char *p, const char *e, const char *key)
+static inline __attribute__((always_inline)) const char *kv(const char *p, const char *e,
+							    const char *key)
 {
 	size_t n = strlen(key);
 	const char *s = p;
@@ -174,7 +180,8 @@ static const char *kv(const char *p, const char *e, const char *key)
 	return NULL;
 }
 
-static int kv_i32(const char *p, const char *e, const char *key, int32_t *out)
+static inline __attribute__((always_inline)) int kv_i32(const char *p, const char *e,
+							 const char *key, int32_t *out)
 {
 	const char *v = kv(p, e, key);
 
@@ -184,7 +191,9 @@ static int kv_i32(const char *p, const char *e, const char *key, int32_t *out)
 }
 
 /* A comm value: from "key=" up to " next=" (comms may hold spaces). */
-static int kv_comm(const char *p, const char *e, const char *key, const char *next, char *out)
+static inline __attribute__((always_inline)) int kv_comm(const char *p, const char *e,
+							  const char *key, const char *next,
+							  char *out)
 {
 	const char *v = kv(p, e, key), *end;
 
@@ -323,10 +332,47 @@ static int parse_switch(const char *p, const char *e, struct sp_trace_event *ev)
 	return 0;
 }
 
+/* The kernel's "comm=C pid=N prio=N target_cpu=N" in that order, with no
+ * '=' in C (so that no key can hide in it): what the general case below
+ * finds, in one pass. 0 when it did, else -1 (the general case decides). */
+static int wake_fast(const char *p, const char *e, struct sp_trace_event *ev)
+{
+	const char *q = p + 5, *c;
+
+	if (e - p < 5 || !same(p, "comm=", 5))
+		return -1;
+	for (c = q; c < e && *c != '='; c++)
+		;
+	/* c: the '=' of " pid=" (the first '=' after comm=) */
+	if (c >= e || c - q < 4 || !same(c - 4, " pid", 4))
+		return -1;
+	copy_comm(ev->u.wake.comm, q, c - 4);
+	q = c + 1;
+	if (parse_i32(&q, e, &ev->u.wake.pid))
+		return -1;
+	if (e - q < 6 || !same(q, " prio=", 6))
+		return -1;
+	q += 6;
+	if (parse_i32(&q, e, &ev->u.wake.prio))
+		return -1;
+	if (e - q < 12 || !same(q, " target_cpu=", 12))
+		return -1;
+	q += 12;
+	if (parse_i32(&q, e, &ev->u.wake.target_cpu))
+		return -1;
+	for (; q < e; q++) /* nothing after but spaces: no later key */
+		if (!is_space(*q))
+			return -1;
+	return 0;
+}
+
 static int parse_wake(const char *p, const char *e, struct sp_trace_event *ev)
 {
 	int rc;
 
+	if (!wake_fast(p, e, ev))
+		return ev->u.wake.pid < 0 ? -SP_TRSK_BAD_VALUE : 0;
+	memset(&ev->u.wake, 0, sizeof(ev->u.wake));
 	ev->u.wake.target_cpu = -1;
 	if (kv(p, e, "pid=")) {
 		const char *t;
@@ -678,17 +724,24 @@ static bool flags_token(const char *p, const char *e)
 	return true;
 }
 
-static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, const char **why);
+static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, const char **why,
+		      int nul);
 
 int sp_trace_parse_line(const char *line, size_t len, struct sp_trace_event *ev,
 			const char **why)
+{
+	return sptr_parse_line(line, len, ev, why, -1);
+}
+
+int sptr_parse_line(const char *line, size_t len, struct sp_trace_event *ev, const char **why,
+		    int nul)
 {
 	const char *dummy;
 	int rc;
 
 	if (!why)
 		why = &dummy;
-	rc = parse_line(line, len, ev, why);
+	rc = parse_line(line, len, ev, why, nul);
 	/* Other control bytes are looked for only in lines that did not
 	 * parse (the common case pays nothing): binary data, not a bad line. */
 	if (rc < 0 && rc != -(1 + SP_TRSK_BINARY) && has_control(line, line + len)) {
@@ -698,7 +751,8 @@ int sp_trace_parse_line(const char *line, size_t len, struct sp_trace_event *ev,
 	return rc;
 }
 
-static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, const char **why)
+static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, const char **why,
+		      int nul)
 {
 	const char *p = line, *e = line + len, *ts = NULL, *te = NULL, *q, *cpu_tok = NULL;
 	const char *name, *ne, *args, *pre_e, *tok, *tok_e, *dash;
@@ -713,7 +767,7 @@ static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, c
 	memset(ev, 0, sizeof(*ev));
 	while (e > p && (e[-1] == '\r' || e[-1] == '\n'))
 		e--;
-	if (memchr(p, '\0', (size_t)(e - p))) {
+	if (nul < 0 ? memchr(p, '\0', (size_t)(e - p)) != NULL : nul > 0) {
 		*why = skip_why[SP_TRSK_BINARY];
 		return -(1 + SP_TRSK_BINARY);
 	}
