@@ -13,7 +13,7 @@ mount -t tmpfs tmpfs /tmp
 SECS=$(sed -n 's/.*sp_seconds=\([0-9]*\).*/\1/p' /proc/cmdline)
 [ -n "$SECS" ] || SECS=6
 # The mmap_lock scenario the host chose for this kernel (run-qemu-test.sh:
-# mmap up to 6.3, maps from 6.4 where faults take per-VMA locks).
+# mmap up to 6.3, populate from 6.4 where faults take per-VMA locks).
 MMSC=$(sed -n 's/.*sp_mm=\([a-z]*\).*/\1/p' /proc/cmdline)
 [ -n "$MMSC" ] || MMSC=mmap
 echo "SPT boot ok kernel $(uname -r) cpus $(grep -c ^processor /proc/cpuinfo)"

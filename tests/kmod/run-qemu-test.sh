@@ -57,16 +57,20 @@ KDIR=/usr/src/linux-headers-$KVER
 [ -d "$KDIR" ] || KDIR=/lib/modules/$KVER/build
 
 # The mmap_lock scenario. Up to 6.3 page faults take mmap_lock for reading,
-# so "mmap" (nice-19 threads faulting pages in against a critical
-# mmap()/munmap() writer) inverts. From 6.4 (CONFIG_PER_VMA_LOCK, on in
-# Debian's 6.12) an anonymous fault takes only its VMA's lock: that scenario
-# then shows no inversion. "maps" keeps the same writer against readers that
-# still take mmap_lock on 6.12: /proc/PID/maps readers (what ps, top,
-# debuggers, profilers and sanitizers do), each read() walking many VMAs
-# under mmap_read_lock (6.12 reads maps under mmap_lock, as 6.1 does).
+# so "mmap" (nice-19 threads faulting pages in and dropping them against a
+# critical mmap()/munmap() writer) inverts. From 6.4 (CONFIG_PER_VMA_LOCK,
+# on in Debian's 6.12) an anonymous fault takes only its VMA's lock and that
+# scenario shows no inversion. "populate" keeps the same writer against
+# readers that still take mmap_lock on 6.12: madvise(MADV_POPULATE_WRITE)
+# prefaulting (QEMU, databases) and MADV_DONTNEED, which page through the
+# range under mmap_read_lock with a cond_resched() per page, the preemption
+# point a voluntary-preemption kernel (Debian's, both versions) needs for a
+# holder to lose its CPU inside the lock. /proc/PID/maps readers take
+# mmap_read_lock too but have no preemption point inside it: tried, no
+# contention on 6.12.
 kmm=$(echo "$KVER" | sed -n 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
 if [ -n "$kmm" ] && [ "$(echo "$kmm" | awk '{ print ($1 > 6 || ($1 == 6 && $2 >= 4)) }')" = 1 ]; then
-	MMSC=maps
+	MMSC=populate
 else
 	MMSC=mmap
 fi
@@ -193,7 +197,7 @@ fi
 echo
 echo "== figures (benchmark, not asserted; $KVER, ${ACCEL[*]}, 2 vCPUs, ${SECS}s per run)"
 echo "base: no module; idle: module loaded, nothing marked (probe cost); module: critical thread marked"
-echo "work/s: KiB written (inode, fpos), pages faulted (mmap) or KiB of /proc/PID/maps read (maps) by the nice-19 threads"
+echo "work/s: KiB written (inode, fpos), pages faulted (mmap) or pages populated (populate) by the nice-19 threads"
 printf "%-6s %-7s %7s %9s %11s %11s %11s %11s %11s\n" scen mode ops p50_us p99_us p99.9_us max_us \
 	hog_iter/s work/s
 for sc in $SCENARIOS; do
