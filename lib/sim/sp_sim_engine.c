@@ -474,12 +474,15 @@ static void sp_event(struct sim *s, const struct sev *e)
 
 static void sp_resched_all(struct sim *s)
 {
+	struct scpu *cpus = s->cpus;
+	uint32_t n = s->ncpus;
+
 	for (int round = 0; round < 64; round++) {
 		bool any = false;
 
-		for (uint32_t i = 0; i < s->ncpus; i++) {
-			if (s->cpus[i].resched) {
-				sched_schedule(s, &s->cpus[i]);
+		for (uint32_t i = 0; i < n; i++) {
+			if (cpus[i].resched) {
+				sched_schedule(s, &cpus[i]);
 				any = true;
 			}
 		}
@@ -564,12 +567,12 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	}
 	for (;;) {
 		uint64_t t = s.nheap ? s.heap[0].t : SP_INF;
-		struct scpu *c = NULL;
+		struct scpu *c = NULL, *cpus = s.cpus;
 
-		for (uint32_t i = 0; i < s.ncpus; i++) {
-			if (s.cpus[i].next_local <= t && (!c || s.cpus[i].next_local < t)) {
-				t = s.cpus[i].next_local;
-				c = &s.cpus[i];
+		for (uint32_t i = 0, n = s.ncpus; i < n; i++) {
+			if (cpus[i].next_local <= t && (!c || cpus[i].next_local < t)) {
+				t = cpus[i].next_local;
+				c = &cpus[i];
 			}
 		}
 		if (t >= s.end || t == SP_INF || s.err)

@@ -141,6 +141,7 @@ struct sim {
 	bool proxy, migrate;
 	int ncrit_waiting, nux;
 	struct sp_rec_host *host;
+	uint64_t host_notifies;  /* host->notifies at its worker's last run */
 	bool tick_armed;
 	uint64_t tick_ns;
 	bool err;

@@ -35,9 +35,15 @@ static void sp_host_sync(struct sim *s)
 	s->host->now = SP_CORE_T0 + s->now;
 }
 
+/* The worker. Only sp_rec_notify() fills the host's queue (and sets its
+ * rescan) and it counts every call in notifies, and a run leaves the queue
+ * empty: with no notify since the last run there is nothing to do. */
 static void sp_host_after(struct sim *s)
 {
-	sp_rec_host_run(s->host);
+	if (s->host->notifies != s->host_notifies) {
+		sp_rec_host_run(s->host);
+		s->host_notifies = s->host->notifies;
+	}
 	if (!s->tick_armed && sp_core_needs_tick(s->host->core)) {
 		s->tick_armed = true;
 		sim_push(s, s->now + s->tick_ns, EV_TICK, 0, 0);

@@ -65,11 +65,13 @@ void sched_sync_wait(struct sim *s, struct sth *t)
 	t->waiting = want;
 }
 
-/* The weighted average vruntime of @c's fair entities, except @skip.
- * *W gets their total weight. */
+/* The weighted average vruntime of @c's fair entities, except @skip,
+ * floor(sum(v * w) / W). *W gets their total weight. Taken from the first
+ * entity's v, b: min + floor(sum((v - min) * w) / W) is
+ * b + floor(sum((v - b) * w) / W), exactly, in one pass. */
 static int64_t sp_avg_v(struct scpu *c, struct sim *s, const struct sth *skip, int64_t *W)
 {
-	int64_t base = 0, w = 0;
+	int64_t base = 0, w = 0, q;
 	__int128 num = 0;
 	bool any = false;
 
@@ -78,22 +80,23 @@ static int64_t sp_avg_v(struct scpu *c, struct sim *s, const struct sth *skip, i
 
 		if (t == skip || !sp_fair_on(t))
 			continue;
-		if (!any || t->v < base)
+		if (!any)
 			base = t->v;
 		any = true;
-	}
-	for (int i = 0; i < c->nrq; i++) {
-		struct sth *t = &s->th[c->rq[i]];
-
-		if (t == skip || !sp_fair_on(t))
-			continue;
 		num += (__int128)(t->v - base) * t->weight;
 		w += t->weight;
 	}
 	*W = w;
 	if (!any)
 		return c->last_v;
-	c->last_v = base + (int64_t)(num / w);
+	if (num >= INT64_MIN && num <= INT64_MAX) {
+		int64_t n = (int64_t)num;
+
+		q = n / w - (n % w < 0);
+	} else {
+		q = (int64_t)(num / w - (num % w < 0));
+	}
+	c->last_v = base + q;
 	return c->last_v;
 }
 
@@ -119,8 +122,15 @@ static void sp_place(struct sim *s, struct scpu *c, struct sth *t)
 {
 	int64_t W, V = sp_avg_v(c, s, t, &W), lag = t->fresh ? 0 : t->vlag;
 
-	if (lag && W)
-		lag = (int64_t)((__int128)lag * (W + t->weight) / W);
+	if (lag && W) {
+		int64_t x;
+
+		/* in 64 bits when the product fits (the same quotient) */
+		if (!__builtin_mul_overflow(lag, W + t->weight, &x))
+			lag = x / W;
+		else
+			lag = (int64_t)((__int128)lag * (W + t->weight) / W);
+	}
 	t->v = V - lag;
 	t->vrem = 0;
 	t->deadline = t->v + (t->fresh ? sp_vslice(s, t) / 2 : sp_vslice(s, t));
@@ -290,21 +300,23 @@ static struct scpu *sp_select_cpu(struct sim *s, struct sth *t)
 }
 
 /* pick_next_task(): RT first (FIFO order within a priority), then the
- * eligible fair entity with the earliest virtual deadline.
+ * eligible fair entity with the earliest virtual deadline (ties: the lower
+ * index), or the earliest of all if none is eligible.
  *
  * Eligibility is entity_eligible() without the division, (v - base) * W <=
  * sum((v_u - base) * w_u) over the queue's fair entities, with the sums
  * taken once for all candidates. base is the first fair entity's v rather
  * than the smallest: that adds the same (v0 - min) * W to both sides, so
  * every answer is the same (exact in 128 bits). Every candidate of the fair
- * pass is fair (an RT one would have won the first pass), so it is among
- * the entities summed. */
+ * pass is fair (an RT one would have won), so it is among the entities
+ * summed. The earliest candidate is the answer if it is eligible (the
+ * order is total); only otherwise does a second pass look at the rest. */
 static struct sth *sp_pick(struct sim *s, struct scpu *c)
 {
 	struct sth *best = NULL, *any = NULL;
 	int64_t base = 0, w = 0;
 	__int128 num = 0;
-	bool fair = false, cand = false;
+	bool fair = false;
 
 	for (int i = 0; i < c->nrq; i++) {
 		struct sth *t = &s->th[c->rq[i]];
@@ -318,21 +330,21 @@ static struct sth *sp_pick(struct sim *s, struct scpu *c)
 		}
 		if (t->state != TS_RUNNABLE && !t->donor)
 			continue;
-		cand = true;
-		if (t->eff > 0 && (!best || t->eff > best->eff ||
-				   (t->eff == best->eff && t->seq < best->seq)))
-			best = t;
+		if (t->eff > 0) {
+			if (!best || t->eff > best->eff || (t->eff == best->eff && t->seq < best->seq))
+				best = t;
+		} else if (!any || t->deadline < any->deadline ||
+			   (t->deadline == any->deadline && t->idx < any->idx)) {
+			any = t;
+		}
 	}
-	if (best || !cand)
-		return best;
+	if (best || !any || (__int128)(any->v - base) * w <= num)
+		return best ? best : any;
 	for (int i = 0; i < c->nrq; i++) {
 		struct sth *t = &s->th[c->rq[i]];
 
 		if (t->state != TS_RUNNABLE && !t->donor)
 			continue;
-		if (!any || t->deadline < any->deadline ||
-		    (t->deadline == any->deadline && t->idx < any->idx))
-			any = t;
 		if ((__int128)(t->v - base) * w > num)
 			continue;
 		if (!best || t->deadline < best->deadline ||
