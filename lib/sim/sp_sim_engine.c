@@ -16,12 +16,10 @@
 
 #define SP_ZERO_OPS_MAX 100000u /* ops in a row that use no time: a stall */
 
-void sim_trace(struct sim *s, int type, int cpu, int th, int lock, int arg)
+void sim_trace_emit(struct sim *s, int type, int cpu, int th, int lock, int arg)
 {
 	struct sp_sim_trace ev;
 
-	if (!s->o->trace)
-		return;
 	ev.t = s->now;
 	ev.type = (uint16_t)type;
 	ev.cpu = (int16_t)cpu;
@@ -54,38 +52,39 @@ void sim_push(struct sim *s, uint64_t t, uint32_t type, int a, uint32_t gen)
 		s->heap = h;
 		s->heapcap = cap;
 	}
-	i = s->nheap++;
-	s->heap[i] = (struct sev){ .t = t, .seq = ++s->evseq, .type = type, .gen = gen, .a = a };
-	while (i && sp_ev_less(&s->heap[i], &s->heap[(i - 1) / 2])) {
-		struct sev x = s->heap[i];
+	/* (t, seq) keys are unique: any heap pops them in the same order. The
+	 * sifts move a hole and write the entry once. */
+	{
+		struct sev e = { .t = t, .seq = ++s->evseq, .type = type, .gen = gen, .a = a };
+		struct sev *h = s->heap;
 
-		s->heap[i] = s->heap[(i - 1) / 2];
-		s->heap[(i - 1) / 2] = x;
-		i = (i - 1) / 2;
+		i = s->nheap++;
+		while (i && sp_ev_less(&e, &h[(i - 1) / 2])) {
+			h[i] = h[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+		h[i] = e;
 	}
 }
 
 static struct sev sp_pop(struct sim *s)
 {
-	struct sev top = s->heap[0];
-	uint32_t i = 0;
+	struct sev *h = s->heap, top = h[0], last = h[--s->nheap];
+	uint32_t i = 0, n = s->nheap;
 
-	s->heap[0] = s->heap[--s->nheap];
 	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		uint32_t l = 2 * i + 1, m;
 
-		if (l < s->nheap && sp_ev_less(&s->heap[l], &s->heap[m]))
-			m = l;
-		if (r < s->nheap && sp_ev_less(&s->heap[r], &s->heap[m]))
-			m = r;
-		if (m == i)
+		if (l >= n)
 			break;
-		struct sev x = s->heap[i];
-
-		s->heap[i] = s->heap[m];
-		s->heap[m] = x;
+		m = l + 1 < n && sp_ev_less(&h[l + 1], &h[l]) ? l + 1 : l;
+		if (!sp_ev_less(&h[m], &last))
+			break;
+		h[i] = h[m];
 		i = m;
 	}
+	if (n)
+		h[i] = last;
 	return top;
 }
 

@@ -148,7 +148,12 @@ struct sim {
 };
 
 /* sp_sim_engine.c */
-void sim_trace(struct sim *s, int type, int cpu, int th, int lock, int arg);
+void sim_trace_emit(struct sim *s, int type, int cpu, int th, int lock, int arg);
+static inline void sim_trace(struct sim *s, int type, int cpu, int th, int lock, int arg)
+{
+	if (s->o->trace)
+		sim_trace_emit(s, type, cpu, th, lock, arg);
+}
 void sim_push(struct sim *s, uint64_t t, uint32_t type, int a, uint32_t gen);
 void sim_run_program(struct sim *s, struct sth *t);
 uint64_t sim_wait_now(struct sim *s, const struct sth *t);
