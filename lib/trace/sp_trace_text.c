@@ -86,7 +86,7 @@ static inline __attribute__((always_inline)) const char *find(const char *p, con
 }
 
 /* Parses a decimal (optionally negative) at *pp; 0 on success. */
-static int parse_dec(const char **pp, const char *e, int64_t *out)
+static inline int parse_dec(const char **pp, const char *e, int64_t *out)
 {
 	const char *p = *pp;
 	bool neg = false;
@@ -109,7 +109,7 @@ static int parse_dec(const char **pp, const char *e, int64_t *out)
 }
 
 /* Hex digits (0x optional) at *pp. */
-static int parse_hex(const char **pp, const char *e, uint64_t *out)
+static inline int parse_hex(const char **pp, const char *e, uint64_t *out)
 {
 	const char *p = *pp;
 	uint64_t v = 0;
@@ -144,7 +144,7 @@ static int parse_num(const char **pp, const char *e, uint64_t *out)
 	return 0;
 }
 
-static int parse_i32(const char **pp, const char *e, int32_t *out)
+static inline int parse_i32(const char **pp, const char *e, int32_t *out)
 {
 	int64_t v;
 
@@ -717,9 +717,14 @@ static bool flags_token(const char *p, const char *e)
 	for (; p < e; p++) {
 		unsigned char c = (unsigned char)*p;
 
-		if (!(c == '.' || is_digit((char)c) || (c >= 'a' && c <= 'f') ||
-		      strchr("DXnNpbBhHsSzZ", c)))
+		switch (c) {
+		case '.': case '0' ... '9': case 'a' ... 'f':
+		case 'D': case 'X': case 'n': case 'N': case 'p': case 'B':
+		case 'h': case 'H': case 's': case 'S': case 'z': case 'Z':
+			break;
+		default:
 			return false;
+		}
 	}
 	return true;
 }
