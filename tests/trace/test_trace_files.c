@@ -315,12 +315,80 @@ static void test_bad_files(void **state)
 	free(dat);
 }
 
+/* A plain file is read from a mapping, a FILE * through a buffer: the same
+ * events, line numbers and diagnostics from both, bad lines included. */
+struct ev_hash {
+	uint64_t h, n;
+};
+
+static int hash_event(void *ctx, const struct sp_trace_event *ev)
+{
+	struct ev_hash *x = ctx;
+	const unsigned char *b = (const unsigned char *)ev;
+
+	for (size_t i = 0; i < sizeof(*ev); i++)
+		x->h = (x->h ^ b[i]) * 1099511628211ull;
+	x->n++;
+	return 0;
+}
+
+static void test_mapped_same_as_stream(void **state)
+{
+	char *p = tmpfile_path("mapped"), *gz = fixture("lockpair-record.trace.gz");
+	static char text[1 << 20];
+	static const char tail[] =
+		"a\0b NUL inside\n\x01\x02 control bytes\n"
+		"  x-1 [000] d..2.  9.000001: sched_waking: comm=a=b pid=7 prio=120 target_cpu=000\n"
+		"  x-1 [000] d..2.  9.000002: sched_waking: comm=a pid=7 prio=12x target_cpu=000\n"
+		"  x-1 [000] d..2.  9.000003: sched_waking: comm=a pid=7 prio=120\n"
+		"  x-1 [000] d..2.  9.000004: sched_waking: comm=a prio=1 pid=7 prio=120 target_cpu=0\n"
+		"  x-1 [000] d..2.  9.000005: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 "
+		"prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n"
+		"  x-1 [000] d..2.  9.0: sched_waking: comm=cut pid=";
+	struct sp_trace_diag dm, ds;
+	struct ev_hash hm = { 14695981039346656037ull, 0 }, hs = hm;
+	size_t len, n;
+	gzFile z;
+	FILE *f;
+
+	(void)state;
+	z = gzopen(gz, "rb");
+	assert_non_null(z);
+	len = (size_t)gzread(z, text, 1 << 18);
+	gzclose(z);
+	assert_true(len > 1000);
+	n = len / 2; /* a line too long in the middle */
+	memmove(text + n + 70001, text + n, len - n);
+	memset(text + n, 'y', 70000);
+	text[n + 70000] = '\n';
+	len += 70001;
+	memcpy(text + len, tail, sizeof(tail) - 1);
+	len += sizeof(tail) - 1;
+	write_file(p, text, len);
+
+	sp_trace_diag_init(&dm);
+	assert_true(sp_trace_read_file(p, hash_event, &hm, &dm) > 0);
+	sp_trace_diag_init(&ds);
+	f = fopen(p, "r");
+	assert_non_null(f);
+	assert_true(sp_trace_read_text(f, hash_event, &hs, &ds) > 0);
+	fclose(f);
+	assert_int_equal(hm.n, hs.n);
+	assert_true(hm.h == hs.h);
+	assert_true(dm.truncated && dm.skipped[SP_TRSK_TOO_LONG] == 1 &&
+		    dm.skipped[SP_TRSK_BINARY] == 2);
+	assert_memory_equal(&dm, &ds, sizeof(dm));
+	unlink(p);
+	free(p);
+	free(gz);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_text), cmocka_unit_test(test_dat),
 		cmocka_unit_test(test_report_matches_dat), cmocka_unit_test(test_json_chrome_svg),
-		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_bad_files), cmocka_unit_test(test_mapped_same_as_stream),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
