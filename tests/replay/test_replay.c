@@ -21,24 +21,7 @@
 
 #include <superpass/replay.h>
 
-static char *fixture(const char *name)
-{
-	const char *dir = getenv("SP_TRACE_FIXTURES");
-	char *p;
-
-	assert_non_null(dir);
-	assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
-	return p;
-}
-
-static char *tmp_path(const char *name)
-{
-	const char *dir = getenv("TMPDIR");
-	char *p;
-
-	assert_true(asprintf(&p, "%s/%s.%d", dir ? dir : "/tmp", name, (int)getpid()) > 0);
-	return p;
-}
+#include "sp_test_fixtures.h"
 
 static void run(const struct sp_sim_workload *w, enum sp_sim_policy pol, uint32_t cpus,
 		struct sp_sim_result *res)

@@ -21,24 +21,7 @@
 
 #include <superpass/trace.h>
 
-static char *fixture(const char *name)
-{
-	const char *dir = getenv("SP_TRACE_FIXTURES");
-	char *p;
-
-	assert_non_null(dir);
-	assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
-	return p;
-}
-
-static char *tmpfile_path(const char *name)
-{
-	const char *dir = getenv("TMPDIR");
-	char *p;
-
-	assert_true(asprintf(&p, "%s/%s.%d", dir ? dir : "/tmp", name, (int)getpid()) > 0);
-	return p;
-}
+#include "sp_test_fixtures.h"
 
 static struct sp_trace_analysis *analyse(const char *path, struct sp_trace_diag *d, int64_t *n)
 {
@@ -179,8 +162,8 @@ static void test_report_matches_dat(void **state)
 
 static void test_json_chrome_svg(void **state)
 {
-	char *path = fixture("lockpair-record.trace.gz"), *js = tmpfile_path("a.json");
-	char *ch = tmpfile_path("a.chrome.json"), *svg = tmpfile_path("a.svg");
+	char *path = fixture("lockpair-record.trace.gz"), *js = tmp_path("a.json");
+	char *ch = tmp_path("a.chrome.json"), *svg = tmp_path("a.svg");
 	struct sp_trace_diag d;
 	int64_t n;
 	struct sp_trace_analysis *a = analyse(path, &d, &n);
@@ -251,7 +234,7 @@ static void write_file(const char *path, const void *data, size_t n)
 /* Damaged and foreign files: no crash, a count, an error code. */
 static void test_bad_files(void **state)
 {
-	char *p = tmpfile_path("bad"), *gz = fixture("lockpair-record.trace.gz");
+	char *p = tmp_path("bad"), *gz = fixture("lockpair-record.trace.gz");
 	char *dat = fixture("lockpair.dat.gz"), buf[1 << 16];
 	unsigned char bin[4096];
 	struct sp_trace_diag d;
@@ -334,7 +317,7 @@ static int hash_event(void *ctx, const struct sp_trace_event *ev)
 
 static void test_mapped_same_as_stream(void **state)
 {
-	char *p = tmpfile_path("mapped"), *gz = fixture("lockpair-record.trace.gz");
+	char *p = tmp_path("mapped"), *gz = fixture("lockpair-record.trace.gz");
 	static char text[1 << 20];
 	static const char tail[] =
 		"a\0b NUL inside\n\x01\x02 control bytes\n"
