@@ -99,7 +99,9 @@ struct sp_runtime_stats {
 	uint32_t mode;             /* enum sp_act_mode in force */
 };
 int sp_runtime_stats(struct sp_runtime_stats *out);
-/* Writes statistics (counters and blocking percentiles) as JSON to @path. */
+/* Writes statistics (counters and blocking percentiles) as JSON to @path:
+ * a new file (mode 0600) renamed over @path, never through a symbolic link
+ * nor over another user's file (-EPERM, named on stderr). */
 int sp_runtime_write_json(const char *path);
 
 /* ---- locks ---- */

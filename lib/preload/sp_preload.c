@@ -12,7 +12,7 @@
  * glibc. pthread_cond_*wait are wrapped too: they release and retake the
  * mutex inside glibc, which the graph must know about.
  *
- * Environment:
+ * Environment (read in sp_preload_env.c, ignored in secure-execution mode):
  *   SUPERPASS_CRITICAL=a,b   critical threads by name (pthread_setname_np)
  *                            or "main" (the thread whose tid is the pid)
  *   SUPERPASS_STATS=FILE     JSON statistics at exit ("%p" -> pid)
@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,55 +75,6 @@ static inline int sp_pl_internal(const void *lock)
 	return a >= sp_pl_urcu_lo && a < sp_pl_urcu_hi;
 }
 
-/* A numeric setting from the environment. A value that is not a number in
- * [min, max] is named on stderr and the default is kept: the program under
- * the interposer must run on either way. */
-static unsigned long sp_pl_env_ul(const char *name, unsigned long def, unsigned long min,
-				  unsigned long max)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long r;
-
-	if (!v || !*v)
-		return def;
-	errno = 0;
-	r = strtoul(v, &end, 10);
-	if (errno || *end || v[0] == '-' || r < min || r > max) {
-		fprintf(stderr,
-			"superpass-preload: ignoring %s=%s (expected an integer from %lu to %lu); "
-			"using %lu\n",
-			name, v, min, max, def);
-		return def;
-	}
-	return r;
-}
-
-void sp_rt_env_config(struct sp_runtime_config *cfg)
-{
-	const char *mode = getenv("SUPERPASS_MODE");
-
-	cfg->core.readers_per_lock = (uint32_t)sp_pl_env_ul(
-		"SUPERPASS_READERS", cfg->core.readers_per_lock, 1, SP_MAX_READERS_PER_LOCK);
-	cfg->fifo_prio = (int)sp_pl_env_ul("SUPERPASS_PRIO", (unsigned long)cfg->fifo_prio, 1, 98);
-	cfg->core.budget_ns = 1000ull * sp_pl_env_ul("SUPERPASS_BUDGET_US",
-						     cfg->core.budget_ns / 1000, 0, 10000000);
-	cfg->quiet = sp_pl_env_ul("SUPERPASS_QUIET", 0, 0, 1) != 0;
-	cfg->log_path = getenv("SUPERPASS_LOG");
-	if (mode && !strcmp(mode, "fifo"))
-		cfg->mode = SP_ACT_FIFO;
-	else if (mode && !strcmp(mode, "nice"))
-		cfg->mode = SP_ACT_NICE;
-	else if (mode && !strcmp(mode, "observe"))
-		cfg->mode = SP_ACT_OBSERVE;
-	else if (mode && *mode && strcmp(mode, "auto"))
-		fprintf(stderr,
-			"superpass-preload: ignoring SUPERPASS_MODE=%s (expected auto, fifo, nice "
-			"or observe); using auto\n",
-			mode);
-	sp_rt_set_critical_names(getenv("SUPERPASS_CRITICAL"));
-}
-
 __attribute__((constructor)) static void sp_pl_init(void)
 {
 	sp_pl_pid = getpid();
@@ -131,35 +83,22 @@ __attribute__((constructor)) static void sp_pl_init(void)
 	sp_rt_core(); /* create now: the fallback notice, if any, comes first */
 }
 
-static void sp_pl_stats_path(char *out, size_t cap, const char *tmpl)
-{
-	size_t n = 0;
-
-	for (const char *p = tmpl; *p && n + 12 < cap; p++) {
-		if (p[0] == '%' && p[1] == 'p') {
-			n += (size_t)snprintf(out + n, cap - n, "%d", (int)getpid());
-			p++;
-		} else {
-			out[n++] = *p;
-		}
-	}
-	out[n] = 0;
-}
-
 __attribute__((destructor)) static void sp_pl_fini(void)
 {
-	const char *tmpl = getenv("SUPERPASS_STATS");
-	char path[512];
+	const char *tmpl = sp_pl_stats_template(); /* NULL in secure-execution mode */
+	char path[PATH_MAX];
+	int rc;
 
 	/* Not in a forked child that never exec'd: the file is the parent's. */
 	if (getpid() != sp_pl_pid)
 		return;
 	sp_rt_enter();
 	sp_rt_process_exit();
-	if (tmpl && *tmpl) {
-		sp_pl_stats_path(path, sizeof(path), tmpl);
-		if (sp_runtime_write_json(path) < 0)
-			fprintf(stderr, "superpass-preload: cannot write %s\n", path);
+	if (tmpl && sp_pl_stats_path(path, sizeof(path), tmpl) == 0) {
+		rc = sp_runtime_write_json(path);
+		if (rc < 0)
+			sp_rt_say("superpass-preload: cannot write statistics %s: %s\n", path,
+				  strerror(-rc));
 	}
 	sp_rt_leave();
 }

@@ -26,4 +26,11 @@ static inline void sp_pl_ready(void)
 		sp_real_resolve();
 }
 
+/* sp_preload_env.c: the SUPERPASS_* settings. */
+int sp_pl_secure(void); /* AT_SECURE: no setting from the environment */
+/* SUPERPASS_STATS if set, valid and allowed; else NULL. */
+const char *sp_pl_stats_template(void);
+/* Expands "%p" to the pid into @out; -ENAMETOOLONG if it does not fit. */
+int sp_pl_stats_path(char *out, size_t cap, const char *tmpl);
+
 #endif /* SP_PRELOAD_H */

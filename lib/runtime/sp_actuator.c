@@ -169,7 +169,7 @@ int sp_act_setup(const struct sp_runtime_config *cfg)
 		close(sp_act.log_fd);
 	sp_act.log_fd = -1;
 	if (cfg->log_path)
-		sp_act.log_fd = open(cfg->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		sp_act.log_fd = sp_rt_file_open_log(cfg->log_path); /* < 0: named on stderr */
 	sp_act_probe(cfg->mode);
 	pthread_mutex_unlock(&sp_act.lock);
 	return 0;

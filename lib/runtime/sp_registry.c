@@ -20,7 +20,7 @@
 #include "sp_rt.h"
 
 #define SP_REG_SLOTS 1024u
-#define SP_NAMES_MAX 256
+#define SP_NAMES_MAX (SP_RT_NAMES_MAX + 3) /* ",a,b," and the NUL */
 
 SP_TLS struct sp_rt_thread sp_rt_self_state;
 
@@ -109,10 +109,22 @@ void sp_rt_registry_reset(void)
 /* Thread exit: end the task in the core (its grants are restored). */
 static void sp_reg_thread_exit(void *arg)
 {
+	(void)arg;
+	sp_rt_thread_leave();
+	sp_rt_self_state.exited = 1;
+}
+
+/*
+ * The calling thread leaves: it exits, or execs (or spawns while boosted,
+ * lib/preload/sp_preload_exec.c). The core forgets the task (which ends
+ * its grants and waits), the actuator puts back what it set on it now, and
+ * a later lock call registers it again as a new task.
+ */
+void sp_rt_thread_leave(void)
+{
 	struct sp_rt_thread *t = &sp_rt_self_state;
 	struct sp_core *core;
 
-	(void)arg;
 	if (!t->tid)
 		return;
 	sp_rt_enter();
@@ -125,9 +137,8 @@ static void sp_reg_thread_exit(void *arg)
 	sp_act_thread_exit(t->tid);
 	sp_reg_forget(t->tid);
 	sp_rt_leave();
-	t->gen = 0;  /* a later lock call from another destructor re-registers */
+	t->gen = 0;  /* a later lock call (a destructor, a failed exec) re-registers */
 	t->critical = 0;
-	t->exited = 1;
 }
 
 static void sp_reg_make_key(void)
@@ -153,19 +164,25 @@ static int sp_reg_name_matches(sp_tid_t tid, const char *name)
 	return strstr(sp_reg.names, pat) != NULL;
 }
 
-void sp_rt_set_critical_names(const char *csv)
+int sp_rt_set_critical_names(const char *csv)
 {
 	size_t n = csv ? strlen(csv) : 0;
 
 	if (!csv || n == 0 || n + 3 > sizeof(sp_reg.names)) {
 		sp_reg.have_names = 0;
-		return;
+		return n > SP_RT_NAMES_MAX ? -ENAMETOOLONG : 0;
 	}
 	sp_reg.names[0] = ',';
 	memcpy(sp_reg.names + 1, csv, n);
 	sp_reg.names[n + 1] = ',';
 	sp_reg.names[n + 2] = 0;
 	sp_reg.have_names = 1;
+	return 0;
+}
+
+int sp_rt_have_critical_names(void)
+{
+	return sp_reg.have_names;
 }
 
 void sp_rt_thread_check_name(struct sp_core *core)

@@ -117,10 +117,16 @@ static inline sp_tid_t sp_rt_thread(struct sp_core *core)
 		return t->tid;
 	return sp_rt_thread_slow(core);
 }
+/* The calling thread exits or execs: the core forgets it and its own
+ * attributes are back before this returns. */
+void sp_rt_thread_leave(void);
 /* Before blocking: applies SUPERPASS_CRITICAL-style name rules. */
 void sp_rt_thread_check_name(struct sp_core *core);
-/* "name,name" (thread names or "main"); NULL clears. Copies the string. */
-void sp_rt_set_critical_names(const char *csv);
+/* "name,name" (thread names or "main"); NULL clears. Copies the string;
+ * -ENAMETOOLONG (and none critical) if longer than SP_RT_NAMES_MAX. */
+#define SP_RT_NAMES_MAX 1021
+int sp_rt_set_critical_names(const char *csv);
+int sp_rt_have_critical_names(void);
 void sp_rt_registry_reset(void);
 /* For JSON: calls @fn for every registered thread. */
 void sp_rt_registry_each(void (*fn)(void *arg, sp_tid_t tid, const char *name, int crit),
@@ -190,7 +196,26 @@ int sp_wk_restore(void *ctx, sp_tid_t tid);
 /* A critical thread started waiting: ticks are due (kicks if idle). */
 void sp_wk_wait_started(void);
 void sp_wk_atfork_child(void);
+/* Credential changes: no worker thread between the two (sp_worker.c). */
+void sp_wk_block(void);
+void sp_wk_unblock(void);
+int sp_wk_running(void);
 void sp_wk_stats(struct sp_runtime_stats *out);
+
+/* ---- files the runtime writes (sp_rt_files.c): never through a link,
+ * never another user's, new ones 0600 ---- */
+/* One line on stderr, printf-style, never through stdio's buffers. */
+void sp_rt_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether @path (described as @what) can be created or replaced by us;
+ * the reason is named on stderr if not. */
+int sp_rt_file_check_dir(const char *what, const char *path);
+/* The log, for appending; a negative errno (named on stderr) if refused. */
+int sp_rt_file_open_log(const char *path);
+/* A new temporary file next to @path (name in @tmp): its fd, or a negative
+ * errno. sp_rt_file_commit() then renames it over @path if @rc is 0 and
+ * removes it otherwise; returns the final result. */
+int sp_rt_file_begin(const char *what, const char *path, char *tmp, size_t cap);
+int sp_rt_file_commit(const char *tmp, const char *path, int rc);
 
 /* ---- process exit (sp_runtime.c) ---- */
 /* No new boosts, and every boost restored: the atexit handler and the

@@ -140,6 +140,8 @@ struct sp_core *sp_rt_core_slow(void)
 		return NULL;
 	sp_runtime_config_default(&def);
 	sp_rt_env_config(&def);
+	if (sp_rt_off)
+		return NULL; /* the settings ask for passthrough */
 	sp_rt_enter();
 	pthread_mutex_lock(&sp_rt_init_lock);
 	if (!sp_rt_core_ptr && sp_rt_create_locked(&def) != 0)

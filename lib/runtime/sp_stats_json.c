@@ -3,6 +3,7 @@
  * every field of SP_STATS_FIELDS and SP_RUNTIME_STATS_FIELDS, flat. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -31,8 +32,9 @@ int sp_runtime_write_json(const char *path)
 	struct sp_runtime_stats st;
 	struct sp_hist *h;
 	struct sp_core *core;
+	char tmp[PATH_MAX + 8];
 	FILE *f;
-	int rc = 0;
+	int fd, rc = 0;
 
 	sp_rt_enter();
 	core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
@@ -45,9 +47,17 @@ int sp_runtime_write_json(const char *path)
 	sp_runtime_stats(&st); /* zeroes st when there is no core */
 	if (core)
 		sp_core_blocking_hist(core, h);
-	f = fopen(path, "w");
+	/* Never through a link, never another user's file (sp_rt_files.c). */
+	fd = sp_rt_file_begin("statistics", path, tmp, sizeof(tmp));
+	if (fd < 0) {
+		rc = fd;
+		goto out;
+	}
+	f = fdopen(fd, "w");
 	if (!f) {
 		rc = -errno;
+		close(fd);
+		sp_rt_file_commit(tmp, path, rc);
 		goto out;
 	}
 	fprintf(f, "{\n  \"pid\": %d,\n  \"mode\": \"%s\",\n  \"core\": %s,\n", (int)getpid(),
@@ -72,6 +82,7 @@ int sp_runtime_write_json(const char *path)
 	fprintf(f, "]\n}\n");
 	if (fclose(f) != 0)
 		rc = -errno;
+	rc = sp_rt_file_commit(tmp, path, rc);
 out:
 	free(h);
 	sp_rt_leave();

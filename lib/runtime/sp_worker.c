@@ -18,6 +18,16 @@
  * Otherwise it sleeps on a condition variable on CLOCK_MONOTONIC (a
  * wall-clock step must not stall or rush a tick) and costs nothing.
  *
+ * Lifecycle: the thread exists only while there is work. It is created by
+ * the first kick (a critical thread's wait, a queued fast track or
+ * restore), never by a process that merely has the library loaded: a
+ * second thread would make unshare(CLONE_NEWUSER) fail and makes glibc's
+ * set*id broadcast reach a thread whose credentials the program does not
+ * manage. It exits after SP_WK_IDLE_NS without grants, critical waits or
+ * queued work. sp_wk_stop() ends it at once (shutdown, and the
+ * interposer's credential wrappers, sp_preload_creds.c), and
+ * sp_wk_block()/sp_wk_unblock() keep kicks from creating it meanwhile.
+ *
  * In SCHED_FIFO mode it runs at fifo_prio + 1: it must preempt the threads
  * it boosted, which could otherwise fill every CPU and starve the very
  * thread that has to take their boost away.
@@ -27,6 +37,8 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "sp_actq.h"
@@ -35,12 +47,24 @@
 
 #define SP_WK_RECLAIM_NS 1000000000ull /* sp_core_reclaim at most once a second */
 #define SP_WK_QUEUE_CAP 1024u          /* as many as the actuator's table */
+/*
+ * Idle time before the worker exits. Long against the gaps between a
+ * frame loop's critical waits (8.3 ms at 120 Hz, 16.7 ms at 60 Hz), so a
+ * program that blocks every few frames keeps its worker and never pays the
+ * thread creation (tens of microseconds) on a critical wait; short enough
+ * that a burst of contention at start-up leaves no SCHED_FIFO thread
+ * behind in a program that then runs for hours.
+ */
+#define SP_WK_IDLE_NS 250000000ull
 
 static struct {
 	pthread_mutex_t lock;  /* PTHREAD_PRIO_INHERIT: kickers may be nice 19 */
 	pthread_cond_t cond;   /* CLOCK_MONOTONIC */
 	pthread_t thread;
-	int running;
+	int running;           /* a worker thread serves kicks */
+	int joinable;          /* @thread still has to be joined */
+	int blocked;           /* sp_wk_block depth: kicks create no thread */
+	int ready;             /* sp_wk_start ran: a core may kick */
 	int stop;
 	int kicked;            /* work was queued since the worker last looked */
 	int idle;              /* asleep without a tick due (see sp_wk_wait_started) */
@@ -80,10 +104,14 @@ __attribute__((constructor)) static void sp_wk_ctor(void)
 	sp_wk_sync_init();
 }
 
+static int sp_wk_spawn_locked(void);
+
 static void sp_wk_kick(void)
 {
 	pthread_mutex_lock(&sp_wk.lock);
 	sp_wk.kicked = 1;
+	if (!sp_wk.running)
+		sp_wk_spawn_locked(); /* on failure the next kick tries again */
 	pthread_cond_signal(&sp_wk.cond);
 	pthread_mutex_unlock(&sp_wk.lock);
 }
@@ -170,26 +198,38 @@ void sp_wk_leave_slow(void)
 void sp_wk_wait_started(void)
 {
 	sp_smp_mb();
-	if (__atomic_load_n(&sp_wk.idle, __ATOMIC_RELAXED))
+	/* No worker yet (or it went idle and exited): the kick creates it. */
+	if (__atomic_load_n(&sp_wk.idle, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(&sp_wk.running, __ATOMIC_RELAXED))
 		sp_rt_self_state.on_leave |= SP_LEAVE_KICK;
 }
 
-static void sp_wk_drain(struct sp_core *core)
+/* Returns whether there was anything to do. */
+static bool sp_wk_drain(struct sp_core *core)
 {
+	bool worked = false;
 	sp_tid_t tid;
 
 	while ((tid = sp_actq_pop(&sp_wk.q)) != 0) {
 		sp_act_reconcile(core, tid);
 		__atomic_add_fetch(&sp_wk.reconciles, 1, __ATOMIC_RELAXED);
+		worked = true;
 	}
 	if (sp_actq_take_rescan(&sp_wk.q)) {
 		sp_act_reconcile_all(core);
 		__atomic_add_fetch(&sp_wk.rescans, 1, __ATOMIC_RELAXED);
+		worked = true;
 	}
+	return worked;
 }
 
-/* Sleeps until kicked or @deadline (CLOCK_MONOTONIC ns); false: stop. */
-static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy)
+/*
+ * Sleeps until kicked or @deadline (CLOCK_MONOTONIC ns); false: the worker
+ * ends (stopped, or @idle_exit and nothing came). An idle exit is decided
+ * under the lock every kick takes: a kick before it wakes us, a kick after
+ * it sees running == 0 and creates a new worker.
+ */
+static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy, bool idle_exit)
 {
 	struct timespec ts = { .tv_sec = (time_t)(deadline / 1000000000ull),
 			       .tv_nsec = (long)(deadline % 1000000000ull) };
@@ -203,12 +243,22 @@ static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy)
 		if (sp_core_needs_tick(core))
 			sp_wk.kicked = 1; /* a wait began meanwhile: tick now */
 	}
+	if (idle_exit && !sp_wk.kicked) {
+		/* Still joinable: whoever creates the next one, or stops, joins
+		 * it, so it is gone before a set*id call (sp_wk_stop). */
+		__atomic_store_n(&sp_wk.running, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&sp_wk.idle, 0, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&sp_wk.lock);
+		return false;
+	}
 	while (!sp_wk.stop && !sp_wk.kicked)
 		if (pthread_cond_timedwait(&sp_wk.cond, &sp_wk.lock, &ts) == ETIMEDOUT)
 			break;
 	sp_wk.kicked = 0;
 	__atomic_store_n(&sp_wk.idle, 0, __ATOMIC_RELAXED);
 	stop = sp_wk.stop;
+	if (stop)
+		__atomic_store_n(&sp_wk.running, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&sp_wk.lock);
 	__atomic_add_fetch(&sp_wk.wakeups, 1, __ATOMIC_RELAXED);
 	return !stop;
@@ -216,7 +266,7 @@ static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy)
 
 static void *sp_wk_main(void *arg)
 {
-	uint64_t next_tick = 0, last_reclaim = sp_rt_now_ns(NULL);
+	uint64_t next_tick = 0, last_reclaim = sp_rt_now_ns(NULL), idle_since = last_reclaim;
 
 	(void)arg;
 	/* Our own pthread calls never go through the interposer's slow path,
@@ -232,13 +282,22 @@ static void *sp_wk_main(void *arg)
 			a.sched_flags = SP_SCHED_FLAG_RESET_ON_FORK;
 			sp_sched_setattr(0, &a);
 		}
+	} else {
+		/* Created by whichever thread kicked first, maybe a nice 19
+		 * one: take the main thread's nice, as a worker made at start-up
+		 * would have (raising it may be refused: then we keep ours). */
+		errno = 0;
+		int nice = getpriority(PRIO_PROCESS, (id_t)getpid());
+
+		if (errno == 0)
+			setpriority(PRIO_PROCESS, 0, nice);
 	}
 	for (;;) {
 		struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
-		uint64_t now;
-		bool busy;
+		uint64_t now, deadline;
+		bool busy, idle_exit, worked;
 
-		sp_wk_drain(core);
+		worked = sp_wk_drain(core);
 		now = sp_rt_now_ns(NULL);
 		busy = sp_core_needs_tick(core);
 		if (busy && now >= next_tick) {
@@ -247,26 +306,61 @@ static void *sp_wk_main(void *arg)
 			next_tick = now + sp_wk.tick_ns;
 			sp_wk_drain(core); /* what the tick ended */
 		}
-		if (now - last_reclaim >= SP_WK_RECLAIM_NS) {
+		if (busy || worked)
+			idle_since = now;
+		idle_exit = !busy && now - idle_since >= SP_WK_IDLE_NS;
+		if (now - last_reclaim >= SP_WK_RECLAIM_NS || idle_exit) {
+			/* Before an idle exit too: nobody else reclaims. */
 			if (core)
 				sp_core_reclaim(core);
 			last_reclaim = now;
 		}
 		sp_rt_self_state.on_leave = 0; /* our own kicks: we drain anyway */
-		if (!sp_wk_sleep(core, busy ? next_tick : last_reclaim + SP_WK_RECLAIM_NS, busy))
+		deadline = idle_since + SP_WK_IDLE_NS;
+		if (last_reclaim + SP_WK_RECLAIM_NS < deadline)
+			deadline = last_reclaim + SP_WK_RECLAIM_NS;
+		if (busy)
+			deadline = next_tick;
+		if (!sp_wk_sleep(core, deadline, busy, idle_exit))
 			break;
 	}
 	sp_rt_leave();
 	return NULL;
 }
 
-int sp_wk_start(const struct sp_runtime_config *cfg)
+/* Creates the worker thread. sp_wk.lock held, no worker running. */
+static int sp_wk_spawn_locked(void)
 {
 	sigset_t all, old;
+	int rc;
+
+	if (!sp_wk.ready || sp_wk.blocked || sp_wk.stop)
+		return -EAGAIN;
+	if (sp_wk.joinable) {
+		/* The last one exited idle: it only has its thread exit left,
+		 * which takes none of our locks. */
+		pthread_join(sp_wk.thread, NULL);
+		sp_wk.joinable = 0;
+	}
+	/* No signal of the application may land on our thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = -pthread_create(&sp_wk.thread, NULL, sp_wk_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0) {
+		sp_wk.joinable = 1;
+		__atomic_store_n(&sp_wk.running, 1, __ATOMIC_RELAXED);
+	}
+	return rc;
+}
+
+/* Prepares the queue; the thread itself comes with the first kick. */
+int sp_wk_start(const struct sp_runtime_config *cfg)
+{
 	int rc = 0;
 
 	pthread_mutex_lock(&sp_wk.lock);
-	if (sp_wk.running)
+	if (sp_wk.ready)
 		goto out;
 	/* Allocated once and kept: the core may notify until it is destroyed,
 	 * after the worker stopped. What an earlier runtime left is dropped
@@ -285,35 +379,76 @@ int sp_wk_start(const struct sp_runtime_config *cfg)
 	sp_wk.stop = 0;
 	sp_wk.kicked = 0;
 	sp_wk.ticks = sp_wk.wakeups = sp_wk.reconciles = sp_wk.rescans = 0;
-	/* No signal of the application may land on our thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = -pthread_create(&sp_wk.thread, NULL, sp_wk_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc == 0)
-		sp_wk.running = 1;
+	sp_wk.ready = 1;
 out:
 	pthread_mutex_unlock(&sp_wk.lock);
 	return rc;
 }
 
-void sp_wk_stop(void)
+/* Ends the worker thread (if any) and waits until it is gone. With
+ * @forever (shutdown) no kick creates one again until sp_wk_start. */
+static void sp_wk_end(bool forever)
 {
 	pthread_t t;
+	int join;
 
 	pthread_mutex_lock(&sp_wk.lock);
-	if (!sp_wk.running) {
-		pthread_mutex_unlock(&sp_wk.lock);
-		return;
-	}
-	sp_wk.stop = 1;
+	if (forever)
+		sp_wk.ready = 0;
+	join = sp_wk.joinable;
+	sp_wk.joinable = 0;
 	t = sp_wk.thread;
-	pthread_cond_signal(&sp_wk.cond);
+	if (__atomic_load_n(&sp_wk.running, __ATOMIC_RELAXED)) {
+		sp_wk.stop = 1;
+		pthread_cond_signal(&sp_wk.cond);
+	}
 	pthread_mutex_unlock(&sp_wk.lock);
-	pthread_join(t, NULL);
+	if (join)
+		pthread_join(t, NULL);
 	pthread_mutex_lock(&sp_wk.lock);
-	sp_wk.running = 0;
+	sp_wk.stop = 0;
 	pthread_mutex_unlock(&sp_wk.lock);
+}
+
+void sp_wk_stop(void)
+{
+	sp_wk_end(true);
+}
+
+/*
+ * Around a credential change (the interposer's set*id, setgroups, capset
+ * and unshare wrappers): the worker goes, and no kick creates a new one
+ * until sp_wk_unblock(), which creates it again at once if there is work.
+ * A worker created later is a clone of a thread that already has the new
+ * credentials, so glibc's set*id broadcast always finds every thread able
+ * to make the same change, and a worker never keeps privileges the
+ * program gave up.
+ */
+void sp_wk_block(void)
+{
+	pthread_mutex_lock(&sp_wk.lock);
+	sp_wk.blocked++;
+	pthread_mutex_unlock(&sp_wk.lock);
+	sp_wk_end(false);
+}
+
+void sp_wk_unblock(void)
+{
+	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
+
+	pthread_mutex_lock(&sp_wk.lock);
+	sp_wk.blocked--;
+	if (sp_wk.ready && !sp_wk.blocked && !sp_wk.running &&
+	    (sp_wk.kicked || sp_core_needs_tick(core))) {
+		sp_wk.kicked = 1;
+		sp_wk_spawn_locked();
+	}
+	pthread_mutex_unlock(&sp_wk.lock);
+}
+
+int sp_wk_running(void)
+{
+	return __atomic_load_n(&sp_wk.running, __ATOMIC_RELAXED);
 }
 
 /* The worker thread does not exist in a forked child, and the queue holds
@@ -324,6 +459,8 @@ void sp_wk_atfork_child(void)
 	if (sp_wk.q_ready)
 		sp_actq_atfork_child(&sp_wk.q);
 	sp_wk.running = 0;
+	sp_wk.joinable = 0;
+	sp_wk.blocked = 0;
 	sp_wk.stop = 0;
 	sp_wk.kicked = 0;
 	sp_wk.idle = 0;
