@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The interposer is safe to preload anywhere (issues 8 and 13): secure-
+ * execution mode, no worker thread without a critical wait (unshare -U and
+ * setpriv run), credential changes with the worker alive, no fast track
+ * across exec, posix_spawn or fork, the files it writes, and every bad
+ * setting named on stderr. The programs run are tests/runtime/sp_probe
+ * (preloaded, or linked to the interposer for the set-user-ID case) and
+ * setpriv/unshare from util-linux. Every wait is a bounded poll.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define OUT_CAP 65536
+
+static char dir[64];
+static char preload_env[1024];
+static char out[OUT_CAP];
+
+static int skip_test(const char *why)
+{
+	const char *code = getenv("SUPERPASS_SKIP_CODE");
+
+	printf("SKIP: %s\n", why);
+	return code ? atoi(code) : 77;
+}
+
+/*
+ * Runs argv with exactly the environment @env (NULL-terminated), stdout and
+ * stderr into out[]; returns the exit status, or 128 + the signal.
+ */
+static int run(char *const argv[], char *const env[])
+{
+	int pipefd[2], status;
+	ssize_t n, total = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(pipefd[1], STDERR_FILENO);
+		close(pipefd[0]);
+		execve(argv[0], argv, env);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], out + total, OUT_CAP - 1 - (size_t)total)) > 0)
+		total += n;
+	out[total] = 0;
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	printf("--- %s %s: %s", argv[0], argv[1] ? argv[1] : "", out);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The probe (or another program) preloaded, with SUPERPASS_CRITICAL=main
+ * and up to four more settings. */
+static int run_preloaded(char *const argv[], const char *e1, const char *e2, const char *e3,
+			 const char *e4)
+{
+	char *env[] = { preload_env, "SUPERPASS_CRITICAL=main", "PATH=/usr/bin:/bin",
+			(char *)e1, (char *)e2, (char *)e3, (char *)e4, NULL };
+
+	return run(argv, env);
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[OUT_CAP];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return buf;
+}
+
+static void put(const char *path, const char *text, uid_t owner, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(fchown(fd, owner, owner), 0);
+	assert_int_equal(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+/* Entries of dir[] named PREFIX*SUFFIX (any if @suffix is NULL); the path
+ * of the last in @last. */
+static int count_entries(const char *prefix, const char *suffix, char *last, size_t cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		if (suffix && (l < strlen(suffix) || strcmp(e->d_name + l - strlen(suffix), suffix)))
+			continue;
+		n++;
+		if (last)
+			snprintf(last, cap, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+static void path_in(char *buf, size_t cap, const char *name)
+{
+	snprintf(buf, cap, "%s/%s", dir, name);
+}
+
+/* ---- 1. secure-execution mode ---- */
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), o = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ssize_t n;
+
+	assert_true(in >= 0 && o >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(o, buf, (size_t)n), n);
+	close(in);
+	close(o);
+}
+
+static void test_secure_mode_takes_nothing_from_environment(void **state)
+{
+	char probe[128], suid[128], secret[128], log[128], stats[128], log2[128];
+	char e_stats[200], e_log[200];
+	char *setpriv_argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+				 "--clear-groups", suid, "contend", "300", "none", NULL };
+	char *plain_argv[] = { probe, "contend", "20000", "none", NULL };
+	char *env[] = { "SUPERPASS_CRITICAL=main", "SUPERPASS_PRIO=50", e_stats, e_log, NULL };
+	struct stat st;
+	const char *s;
+
+	(void)state;
+	path_in(probe, sizeof(probe), "probe");
+	path_in(suid, sizeof(suid), "probe-suid");
+	path_in(secret, sizeof(secret), "root-only");
+	path_in(log, sizeof(log), "new.log");
+	path_in(stats, sizeof(stats), "stats.json");
+	path_in(log2, sizeof(log2), "ok.log");
+	/* The probe linked to the interposer: ld.so ignores LD_PRELOAD paths in
+	 * secure-execution mode, /etc/ld.so.preload would reach the whole
+	 * machine, and a DT_NEEDED is loaded either way. */
+	copy_file(SP_PROBE_LINKED_PATH, probe);
+	copy_file(SP_PROBE_LINKED_PATH, suid);
+	assert_int_equal(chown(suid, 0, 0), 0);
+	assert_int_equal(chmod(suid, 04755), 0);
+	put(secret, "root's\n", 0, 0600);
+
+	/* As nobody, through the set-user-ID root copy. */
+	snprintf(e_stats, sizeof(e_stats), "SUPERPASS_STATS=%s", secret);
+	snprintf(e_log, sizeof(e_log), "SUPERPASS_LOG=%s", log);
+	assert_int_equal(run(setpriv_argv, env), 0);
+	assert_non_null(strstr(out, "secure=1"));
+	assert_non_null(strstr(out, "boosted=0")); /* SUPERPASS_CRITICAL ignored */
+	assert_int_equal(count(out, "secure-execution mode"), 1);
+	s = slurp(secret);
+	assert_string_equal(s ? s : "(gone)", "root's\n");
+	assert_int_equal(stat(secret, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(lstat(log, &st), -1);
+
+	/* The same program without set-user-ID takes the same settings. */
+	snprintf(e_stats, sizeof(e_stats), "SUPERPASS_STATS=%s", stats);
+	snprintf(e_log, sizeof(e_log), "SUPERPASS_LOG=%s", log2);
+	assert_int_equal(run(plain_argv, env), 0);
+	assert_non_null(strstr(out, "secure=0"));
+	assert_non_null(strstr(out, "boosted=1"));
+	assert_int_equal(count(out, "secure-execution mode"), 0);
+	s = slurp(stats);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\"act_fast_tracks\": "));
+	s = slurp(log2);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "prio=50")); /* SUPERPASS_PRIO taken */
+}
+
+/* ---- 2. the lazy worker, credential changes ---- */
+
+static void test_setpriv_and_unshare_preloaded_without_worker(void **state)
+{
+	char *setpriv_argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+				 "--clear-groups", "/usr/bin/true", NULL };
+	char *unshare_argv[] = { "/usr/bin/unshare", "-U", "/usr/bin/true", NULL };
+	char *threads_argv[] = { SP_PROBE_PATH, "threads", NULL };
+
+	(void)state;
+	assert_int_equal(run_preloaded(setpriv_argv, NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(run_preloaded(unshare_argv, NULL, NULL, NULL, NULL), 0);
+	/* Locks taken, none contended: no worker thread. */
+	assert_int_equal(run_preloaded(threads_argv, NULL, NULL, NULL, NULL), 0);
+	assert_non_null(strstr(out, "workers=0"));
+}
+
+static void test_setpriv_sequence_with_worker_alive(void **state)
+{
+	char *argv[] = { SP_PROBE_PATH, "contend", "20000", "creds", NULL };
+
+	(void)state;
+	assert_int_equal(run_preloaded(argv, NULL, NULL, NULL, NULL), 0);
+	assert_non_null(strstr(out, "boosted=1"));
+	assert_non_null(strstr(out, "workers_after_wait=1"));
+	assert_non_null(strstr(out, "workers_after_setresuid=0"));
+	assert_non_null(strstr(out, "creds uid=65534 gid=65534"));
+	assert_int_equal(count(out, "workers_after_wait=1"), 2); /* re-created */
+}
+
+static void test_worker_exits_when_idle(void **state)
+{
+	char *argv[] = { SP_PROBE_PATH, "contend", "20000", "idle", NULL };
+
+	(void)state;
+	assert_int_equal(run_preloaded(argv, NULL, NULL, NULL, NULL), 0);
+	assert_non_null(strstr(out, "boosted=1"));
+	assert_non_null(strstr(out, "workers_after_wait=1"));
+	assert_non_null(strstr(out, "workers_after_idle=0"));
+}
+
+/* ---- 3. exec, posix_spawn, fork ---- */
+
+static void check_leaves_unboosted(const char *action)
+{
+	char *argv[] = { SP_PROBE_PATH, "contend", "20000", (char *)action, NULL };
+
+	printf("=== %s\n", action);
+	assert_int_equal(run_preloaded(argv, NULL, NULL, NULL, NULL), 0);
+	assert_non_null(strstr(out, "boosted=1"));
+	assert_non_null(strstr(out, "report policy=0 nice=19 prio=0"));
+}
+
+static void test_exec_ends_fast_track(void **state)
+{
+	static const char *const fns[] = { "execve", "execv", "execvp", "execvpe", "execl",
+					   "execlp", "execle", "fexecve", "execveat" };
+	char action[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		snprintf(action, sizeof(action), "exec:%s", fns[i]);
+		check_leaves_unboosted(action);
+	}
+}
+
+static void test_spawned_and_forked_children_unboosted(void **state)
+{
+	(void)state;
+	check_leaves_unboosted("spawn");
+	check_leaves_unboosted("fork");
+}
+
+/* ---- 4. files ---- */
+
+static void test_files_never_through_links_or_foreign(void **state)
+{
+	char target[128], link[128], foreign[128], pathp[128], made[400];
+	char e_stats[200], e_log[200];
+	char *argv[] = { SP_PROBE_PATH, "contend", "20000", "none", NULL };
+	struct stat st;
+	const char *s;
+
+	(void)state;
+	path_in(target, sizeof(target), "victim-file");
+	path_in(link, sizeof(link), "planted.json");
+	path_in(foreign, sizeof(foreign), "nobodys.json");
+	put(target, "keep\n", 65534, 0644);
+	unlink(link);
+	assert_int_equal(symlink(target, link), 0);
+	put(foreign, "nobody's\n", 65534, 0644);
+
+	/* A planted symbolic link, as stats and as log. */
+	snprintf(e_stats, sizeof(e_stats), "SUPERPASS_STATS=%s", link);
+	snprintf(e_log, sizeof(e_log), "SUPERPASS_LOG=%s", link);
+	assert_int_equal(run_preloaded(argv, e_stats, e_log, NULL, NULL), 0);
+	assert_string_equal(slurp(target), "keep\n");
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_true(count(out, "symbolic link") >= 2);
+	assert_non_null(strstr(out, link));
+
+	/* Another user's file, as stats and as log. */
+	snprintf(e_stats, sizeof(e_stats), "SUPERPASS_STATS=%s", foreign);
+	snprintf(e_log, sizeof(e_log), "SUPERPASS_LOG=%s", foreign);
+	assert_int_equal(run_preloaded(argv, e_stats, e_log, NULL, NULL), 0);
+	assert_string_equal(slurp(foreign), "nobody's\n");
+	assert_true(count(out, "belongs to uid 65534") >= 2);
+
+	/* A %p path: a new regular file, mode 0600, nothing left beside it. */
+	snprintf(pathp, sizeof(pathp), "%s/sp-%%p.json", dir);
+	snprintf(e_stats, sizeof(e_stats), "SUPERPASS_STATS=%s", pathp);
+	assert_int_equal(run_preloaded(argv, e_stats, NULL, NULL, NULL), 0);
+	assert_int_equal(count_entries("sp-", ".json", made, sizeof(made)), 1);
+	assert_int_equal(lstat(made, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	s = slurp(made);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\"blocking_ns\""));
+	assert_int_equal(count_entries("sp-", NULL, NULL, 0), 1); /* no temporary left */
+}
+
+/* ---- 5. bad settings, named on stderr ---- */
+
+static void check_named(const char *setting, const char *expect)
+{
+	char *argv[] = { SP_PROBE_PATH, "threads", NULL };
+
+	assert_int_equal(run_preloaded(argv, setting, NULL, NULL, NULL), 0);
+	assert_non_null(strstr(out, expect));
+}
+
+static void test_bad_settings_named(void **state)
+{
+	static char crit[1100], longname[64], deep[700], e_stats[800];
+	char *argv[] = { SP_PROBE_PATH, "contend", "20000", "none", NULL };
+	char *env[] = { preload_env, crit, e_stats, NULL };
+	struct stat st;
+	size_t n;
+
+	(void)state;
+	check_named("SUPERPASS_READERS=abc", "SUPERPASS_READERS=abc");
+	check_named("SUPERPASS_READERS=0", "SUPERPASS_READERS=0");
+	check_named("SUPERPASS_PRIO=99", "SUPERPASS_PRIO=99");
+	check_named("SUPERPASS_PRIO=", "SUPERPASS_PRIO=");
+	check_named("SUPERPASS_BUDGET_US=-1", "SUPERPASS_BUDGET_US=-1");
+	check_named("SUPERPASS_QUIET=2", "SUPERPASS_QUIET=2");
+	check_named("SUPERPASS_MODE=turbo", "SUPERPASS_MODE=turbo");
+	check_named("SUPERPASS_LOG=/nonexistent/dir/x.log", "/nonexistent/dir/x.log");
+	check_named("SUPERPASS_STATS=/nonexistent/dir/x.json", "/nonexistent/dir/x.json");
+	check_named("SUPERPASS_STATS=", "SUPERPASS_STATS= (empty)");
+
+	/* A name no thread can have, and a list too long to keep. */
+	snprintf(longname, sizeof(longname), "SUPERPASS_CRITICAL=main,%s",
+		 "a-name-of-twenty-chars");
+	{
+		char *a2[] = { SP_PROBE_PATH, "threads", NULL };
+		char *e2[] = { preload_env, longname, NULL };
+
+		assert_int_equal(run(a2, e2), 0);
+		assert_non_null(strstr(out, "a-name-of-twenty-chars"));
+	}
+	n = (size_t)snprintf(crit, sizeof(crit), "SUPERPASS_CRITICAL=main");
+	while (n + 8 < sizeof(crit) - 1)
+		n += (size_t)snprintf(crit + n, sizeof(crit) - n, ",thread%d", (int)(n % 10));
+	{
+		char *a2[] = { SP_PROBE_PATH, "threads", NULL };
+		char *e2[] = { preload_env, crit, NULL };
+
+		assert_int_equal(run(a2, e2), 0);
+		assert_non_null(strstr(out, "SUPERPASS_CRITICAL ("));
+	}
+
+	/* A statistics path over 511 bytes, valid: written where it says. */
+	n = (size_t)snprintf(deep, sizeof(deep), "%s", dir);
+	while (n < 560) {
+		n += (size_t)snprintf(deep + n, sizeof(deep) - n, "/%s",
+				      "a-directory-name-of-some-length");
+		assert_true(mkdir(deep, 0755) == 0 || errno == EEXIST);
+	}
+	snprintf(e_stats, sizeof(e_stats), "SUPERPASS_STATS=%s/s.json", deep);
+	snprintf(crit, sizeof(crit), "SUPERPASS_CRITICAL=main");
+	assert_int_equal(run(argv, env), 0);
+	snprintf(deep + n, sizeof(deep) - n, "/s.json");
+	assert_int_equal(stat(deep, &st), 0);
+	assert_true(strlen(deep) > 511);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_secure_mode_takes_nothing_from_environment),
+		cmocka_unit_test(test_setpriv_and_unshare_preloaded_without_worker),
+		cmocka_unit_test(test_setpriv_sequence_with_worker_alive),
+		cmocka_unit_test(test_worker_exits_when_idle),
+		cmocka_unit_test(test_exec_ends_fast_track),
+		cmocka_unit_test(test_spawned_and_forked_children_unboosted),
+		cmocka_unit_test(test_files_never_through_links_or_foreign),
+		cmocka_unit_test(test_bad_settings_named),
+	};
+	const char *tmp = getenv("TMPDIR");
+	int rc;
+
+	if (geteuid() != 0)
+		return skip_test("needs root: set-user-ID copies, other users' files, SCHED_FIFO");
+	if (access("/usr/bin/setpriv", X_OK) || access("/usr/bin/unshare", X_OK))
+		return skip_test("needs setpriv and unshare (util-linux)");
+	if (SP_SAN_RUNTIME[0])
+		snprintf(preload_env, sizeof(preload_env), "LD_PRELOAD=%s:%s", SP_SAN_RUNTIME,
+			 SP_PRELOAD_PATH);
+	else
+		snprintf(preload_env, sizeof(preload_env), "LD_PRELOAD=%s", SP_PRELOAD_PATH);
+	snprintf(dir, sizeof(dir), "%s/sp-safety-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	chmod(dir, 0755); /* nobody runs the set-user-ID copy from here */
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (rc == 0) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd) != 0)
+			return 1;
+	}
+	return rc;
+}
