@@ -19,7 +19,14 @@
  *    slice is used (checked at the exact instant, as with HRTICK, not at a
  *    4 ms tick); lag is kept across sleeps (clamped as place_entity does,
  *    with its (W + w) / W inflation); a waking task preempts when it is
- *    eligible and its deadline is earlier. No cgroups, no RUN_TO_PARITY,
+ *    eligible and its deadline is earlier. A sleeper's negative lag: the
+ *    classic model (the default) drops it; the "linux" model (workload
+ *    global.sp_sched_model, what `superpass replay` uses) keeps it as
+ *    DELAY_DEQUEUE with DELAY_ZERO does (6.12+): the sleeper stays owed to
+ *    its queue, and wakes with what its queue's average has not paid off
+ *    yet (so a nice-19 thread that sleeps 50 us after each 500 us burst
+ *    gets its weight's share beside nice-0 hogs, 0.7 %, not 14 %). No
+ *    cgroups, no RUN_TO_PARITY,
  *    no PELT, no SMT, no frequency scaling, no context-switch cost.
  *  - RT class: SCHED_FIFO and SCHED_RR (100 ms slices), priorities 1..99,
  *    always above fair; FIFO order within a priority.
@@ -30,7 +37,11 @@
  *    find_lowest_rq). Balancing: a CPU about to go idle pulls a queued
  *    task from the CPU with most queued tasks; every 4 ms the CPU with most
  *    runnable fair tasks gives one queued task to the one with fewest when
- *    they differ by two or more (counts, not PELT load); a queued RT task
+ *    they differ by two or more (classic: counts), or the CPU with the most
+ *    fair load gives the heaviest queued task that narrows the gap
+ *    (linux: weight times a PELT-like runnable share, 32 ms time
+ *    constant, so four nice-0 hogs go two per CPU whatever nice-19 or
+ *    mostly sleeping threads run beside them); a queued RT task
  *    is pulled by any CPU that would otherwise run something lower.
  *  - Locks: userspace mutex (glibc normal futex mutex: unlock frees the
  *    word and wakes one waiter, which retries when it runs, so a running

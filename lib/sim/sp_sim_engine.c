@@ -417,6 +417,7 @@ static int sp_sim_setup(struct sim *s)
 			t->rr = t->policy == SP_SIM_RR;
 			t->weight = sched_weight(t->nice);
 			t->fresh = true;
+			t->pelt = 1024;
 			t->wait_lock = -1;
 			t->task_left = k->loop;
 			t->phase_left = k->nphases ? k->phases[0].loop : 1;
@@ -546,6 +547,7 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 		: w->duration_ns ? w->duration_ns : SP_SIM_DEFAULT_DURATION_NS;
 	s.slice = o->base_slice_ns ? o->base_slice_ns
 		: w->base_slice_ns ? w->base_slice_ns : SP_SIM_DEFAULT_SLICE_NS;
+	s.linux_model = w->linux_model;
 	s.fifo_prio = o->fifo_prio ? o->fifo_prio : 1;
 	s.tick_ns = o->tick_ns ? o->tick_ns : 1000000ull;
 	s.proxy = s.pol == SP_SIM_POL_PROXY || s.pol == SP_SIM_POL_PROXY_MIGRATE;

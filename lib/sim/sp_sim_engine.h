@@ -63,6 +63,12 @@ struct sth {
 	int64_t v, deadline, vlag;
 	uint64_t vrem;
 	bool fresh;              /* never placed on a run queue */
+	/* DELAY_DEQUEUE: asleep with negative lag, still owed to @delay_cpu's
+	 * queue, whose average vruntime was @delay_V when it slept */
+	bool delayed;
+	uint32_t pelt;           /* linux model: runnable share, 0..1024, PELT-like */
+	int delay_cpu;
+	int64_t delay_V;
 	uint64_t rr_left;
 	/* locks */
 	int wait_lock;           /* lock it waits for (also while retrying), -1 */
@@ -128,6 +134,7 @@ struct sim {
 	struct sp_sim_result *r;
 	enum sp_sim_policy pol;
 	uint64_t now, end, slice;
+	bool linux_model;         /* the workload's sp_sched_model is "linux" */
 	int fifo_prio;
 	uint32_t ncpus, nth;
 	struct scpu *cpus;

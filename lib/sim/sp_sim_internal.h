@@ -66,6 +66,7 @@ struct sp_sim_workload {
 	uint32_t cpus;
 	uint64_t duration_ns;
 	uint64_t base_slice_ns; /* 0: not said */
+	bool linux_model;        /* sp_sched_model "linux" */
 	bool pi_enabled;    /* rt-app global pi_enabled: every mutex is PI */
 	struct sp_sim_task *tasks;
 	uint32_t ntasks, tcap;

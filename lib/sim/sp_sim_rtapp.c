@@ -23,6 +23,8 @@
  * Extensions, under names rt-app ignores (it reads only the keys above):
  *   global.sp_cpus         CPUs to simulate (default SP_SIM_DEFAULT_CPUS)
  *   global.sp_base_slice_us  the fair class's base slice
+ *   global.sp_sched_model  "classic" (default) or "linux" (include/superpass/sim.h:
+ *                          a sleeper's negative lag, load balancing)
  *   global.sp_locks        {"name": KIND}: "mutex" (default), "rwlock"
  *                          (reader-preferring), "rwlock-writer", "kmutex",
  *                          "rwsem"
@@ -603,6 +605,14 @@ static int sp_global(struct sp_parse *p, struct json_object *g)
 			rc = sp_int(p, key, v, 1, 1000000, "a slice in microseconds", &x);
 			if (!rc)
 				p->w->base_slice_ns = (uint64_t)x * 1000;
+		} else if (!strcmp(k, "sp_sched_model")) {
+			const char *m;
+
+			if ((rc = sp_str(p, key, v, "a scheduler model", &m)))
+				return rc;
+			if (strcmp(m, "classic") && strcmp(m, "linux"))
+				return sp_fail(p, key, "expected \"classic\" or \"linux\", got \"%s\"", m);
+			p->w->linux_model = !strcmp(m, "linux");
 		} else if (!strcmp(k, "sp_locks")) {
 			if (!json_object_is_type(v, json_type_object))
 				return sp_fail(p, key, "expected {\"lock\": kind}, got %s", sp_shown(v));
@@ -629,7 +639,7 @@ static int sp_global(struct sp_parse *p, struct json_object *g)
 			rc = sp_fail(p, key, "unknown global key (expected duration, default_policy, "
 				     "pi_enabled, calibration, logdir, log_basename, lock_pages, ftrace, "
 				     "gnuplot, io_device, mem_buffer_size, cumulative_slack, sp_cpus, "
-				     "sp_base_slice_us, sp_locks, sp_critical)");
+				     "sp_base_slice_us, sp_sched_model, sp_locks, sp_critical)");
 		}
 		if (rc)
 			return rc;

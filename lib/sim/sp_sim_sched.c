@@ -215,6 +215,18 @@ static void sp_rq_del(struct scpu *c, struct sth *t)
 void sched_enqueue(struct sim *s, struct sth *t, struct scpu *c)
 {
 	t->cpu = c->id;
+	if (t->delayed && s->linux_model) {
+		/* DELAY_DEQUEUE with DELAY_ZERO (6.12+): a sleeper with negative
+		 * lag stayed on its queue; by now its queue's average has moved
+		 * on. Once the debt is paid it was dequeued (or is requeued)
+		 * with no lag; until then it comes back with what is left of
+		 * it: a short sleep does not forgive what it overran. */
+		int64_t W, V = sp_avg_v(&s->cpus[t->delay_cpu], s, t, &W);
+		int64_t lag = t->vlag + (V - t->delay_V);
+
+		t->vlag = lag >= 0 ? 0 : lag;
+		t->delayed = false;
+	}
 	if (t->eff == 0)
 		sp_place(s, c, t);
 	sp_rq_add(c, t);
@@ -232,9 +244,18 @@ void sched_dequeue(struct sim *s, struct sth *t)
 	if (t->eff == 0) {
 		sp_save_lag(s, c, t);
 		/* DELAY_DEQUEUE (6.12): a sleeper stays queued until its negative
-		 * lag is spent, so it wakes with none (approximated: dropped). */
-		if (t->state != TS_RUNNABLE && t->vlag < 0)
+		 * lag is spent. classic model: it wakes with none (approximated:
+		 * dropped); linux: sched_enqueue settles it when it wakes. */
+		t->delayed = false;
+		if (t->state != TS_RUNNABLE && t->vlag < 0 && s->linux_model) {
+			int64_t W;
+
+			t->delayed = true;
+			t->delay_cpu = c->id;
+			t->delay_V = sp_avg_v(c, s, t, &W);
+		} else if (t->state != TS_RUNNABLE && t->vlag < 0) {
 			t->vlag = 0;
+		}
 	}
 	sp_rq_del(c, t);
 	t->on_rq = false;
@@ -682,9 +703,10 @@ void sched_yield(struct sim *s, struct sth *t)
 	c->resched = true;
 }
 
-/* Every SP_BALANCE_NS: the CPU with most runnable fair tasks gives one
- * queued task to the CPU with fewest, when they differ by two or more. */
-void sched_balance(struct sim *s)
+/* Every SP_BALANCE_NS (classic model): the CPU with most runnable fair
+ * tasks gives one queued task to the CPU with fewest, when they differ by
+ * two or more. */
+static void sched_balance_count(struct sim *s)
 {
 	int most = -1, least = -1, nmost = 0, nleast = 0;
 	int n[64];
@@ -719,4 +741,67 @@ void sched_balance(struct sim *s)
 			return;
 		}
 	}
+}
+
+/* Every SP_BALANCE_NS (linux model): the CPU with the most fair load (the weights of
+ * its runnable fair tasks: PELT's load of tasks that stay runnable) gives
+ * one queued task to the CPU with the least, the heaviest one that
+ * narrows the gap without reversing it (load_balance() moves load, not
+ * tasks: four nice-0 hogs end up two per CPU whatever few nice-19 tasks
+ * run beside them). */
+void sched_balance(struct sim *s)
+{
+	int most = -1, least = -1;
+	uint64_t lmost = 0, lleast = 0;
+	int nmost = 0;
+	struct sth *pick = NULL;
+
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		struct scpu *c = &s->cpus[i];
+		uint64_t l = 0;
+		int n = 0;
+
+		for (int j = 0; j < c->nrq; j++) {
+			struct sth *t = &s->th[c->rq[j]];
+
+			if (t->state == TS_RUNNABLE) {
+				n++;
+				l += t->eff == 0 ? (uint64_t)t->weight * t->pelt / 1024 : 0;
+			}
+		}
+		if (most < 0 || l > lmost) {
+			most = (int)i;
+			lmost = l;
+			nmost = n;
+		}
+		if (least < 0 || l < lleast) {
+			least = (int)i;
+			lleast = l;
+		}
+	}
+	if (!s->linux_model) {
+		sched_balance_count(s);
+		return;
+	}
+	/* Each thread's runnable share, sampled every SP_BALANCE_NS and
+	 * decayed by 1/8 a step (a 32 ms time constant, as PELT's): a frame
+	 * thread that runs 12 % of the time weighs 12 % of its weight. */
+	for (uint32_t i = 0; i < s->nth; i++) {
+		struct sth *t = &s->th[i];
+
+		t->pelt = t->pelt - t->pelt / 8 + (t->state == TS_RUNNABLE ? 128 : 0);
+	}
+	if (most < 0 || most == least || nmost < 2)
+		return;
+	for (int j = s->cpus[most].nrq - 1; j >= 0; j--) {
+		struct scpu *c = &s->cpus[most];
+		struct sth *t = &s->th[c->rq[j]];
+
+		if (t->state == TS_RUNNABLE && t->eff == 0 && c->curr != t && sp_allowed(t, least) &&
+		    2 * ((uint64_t)t->weight * t->pelt / 1024) <= lmost - lleast &&
+		    (!pick || (uint64_t)t->weight * t->pelt > (uint64_t)pick->weight * pick->pelt))
+			pick = t;
+	}
+	if (pick)
+		sp_migrate(s, pick, &s->cpus[least]);
 }
