@@ -18,30 +18,39 @@
  *  - runtime: a thread that never waited, slept less than 1 % of its life
  *    and ran at least 10 % of it (a CPU hog) is busy until it ended: what
  *    it wanted, not the share it got;
- *  - each lock wait that a replayed thread ended becomes a dependency
- *    token: a lock the waker holds and releases at the point in its own
- *    CPU time where it woke the waiter; the waiter asks for it where it
- *    asked for the real lock. So the wait ends when the waker, replayed,
- *    reaches that point, and shrinks (or vanishes) when the waker gets
- *    there sooner. A waker holds the tokens of its next WINDOW (12) wakes.
- *    Lock identity: the futex word or the kernel lock address (the token's
- *    name: futex-ADDR-N, kmutex-ADDR-N, rwsem-ADDR-N); kind: a futex is a
- *    pthread mutex (PI futex semantics under `pi`), contention_begin
- *    MUTEX/RT a kernel mutex, READ/WRITE an rwsem (the waiter's side).
- *    A waiter that waits again on the same word right after a wake (glibc's
- *    retry) depends on the last wake only; its blocking runs from its
- *    first request.
+ *  - its critical sections of the real locks (identity: the futex word or
+ *    the kernel lock address, named futex-ADDR, kmutex-ADDR, rwsem-ADDR;
+ *    kind: a futex is a pthread mutex, PI futex semantics under `pi`;
+ *    contention_begin MUTEX/RT a kernel mutex, READ/WRITE an rwsem). A
+ *    lock wait is a request for the lock where the thread asked for it in
+ *    the trace (a retry on the same word right after a wake, glibc's lost
+ *    race, is part of it). A wake of a waiter is a release of that lock at
+ *    that point of the waker's CPU time: so the wait ends when the waker,
+ *    replayed, reaches the point where it woke the waiter, and shrinks when
+ *    it gets there sooner;
+ *  - what a trace does not show, inferred: where an uncontended
+ *    acquisition took the lock (the thread's critical-section length,
+ *    the lower quartile of the sections it shows whole, from a wait to a
+ *    wake, before the release; else its last sleep, its last wait on the
+ *    lock or its previous release of it), where a section acquired by a
+ *    wait ended when its release woke nobody (that length after it, else
+ *    its next sleep; at once for a critical thread), the sections nobody
+ *    waited for of a thread whose sections are whole bursts between sleeps
+ *    (a background holder: every burst at least 3/4 that long), and the
+ *    acquisitions of a frame loop where it found the lock free (the CPU
+ *    offsets in its frames at which its waits cluster, repeated in every
+ *    frame that shows none). Holders are assumed not to sleep with a lock
+ *    held.
  * What the replay assumes (a trace does not show it):
- *  - only contended acquisitions are seen (a futex or contention event):
- *    the replay keeps the trace's set of blockings, it does not find the
- *    ones a policy would add or remove by moving threads in time;
  *  - readers of rwlocks and rwsems appear only as wakers (the last reader
- *    out wakes the writer): the waiter depends on that reader alone; the
- *    other readers, and glibc rwlocks (futex words like any other), are
- *    not told apart;
+ *    out wakes the writer): the waiter depends on that reader's section
+ *    alone; the other readers are not seen, and glibc rwlocks (futex words
+ *    like any other) are replayed as mutexes of their words;
  *  - threads outside the recorded command (see all_threads) and interrupt
  *    time are left out; their CPU time is reported as outside_cpu_ns.
- * The workload runs on the simulator's EEVDF model; its base slice is
+ * The workload runs on the simulator's EEVDF model in its "linux" variant
+ * (sp_sched_model: a sleeper's negative lag kept as DELAY_DEQUEUE does,
+ * load balancing by weight; include/superpass/sim.h); its base slice is
  * Linux's default for the trace's CPU count unless slice_ns says.
  */
 #ifndef SUPERPASS_REPLAY_H
@@ -65,7 +74,7 @@ struct sp_replay_opts {
 	/* Neither given: every replayed thread with a lock wait is critical. */
 	bool all_threads;  /* every thread of the trace, not only the recorded command's */
 	uint32_t cpus;     /* 0: the trace's #P, else 2 */
-	uint32_t lead;     /* wakes a waker holds ahead (0: 12; at most 12) */
+	bool classic;      /* the simulator's classic scheduler model, not "linux" */
 	uint64_t slice_ns; /* the fair base slice the workload asks for (0: Linux's
 			      default for that many CPUs, 0.75 ms * (1 + log2(min(cpus, 8)))) */
 };
@@ -79,6 +88,7 @@ struct sp_replay_counts {
 	uint64_t events, threads, locks, waits, dropped, sleeps, timers, lost;
 	uint64_t hogs;         /* threads replayed as busy until they ended (never slept) */
 	uint64_t open_waits;   /* waits still open when the trace ended: dropped */
+	uint64_t inferred;     /* a frame loop's requests where its trace shows none */
 	uint64_t outside_threads, outside_cpu_ns, replayed_cpu_ns;
 	uint64_t first_ns, last_ns;
 	uint32_t cpus;

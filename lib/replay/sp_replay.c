@@ -34,7 +34,6 @@ struct tok {
 	int32_t lock;
 	uint8_t hold;
 	bool used;               /* the last wake of an acquisition */
-	bool held;               /* the waker holds it in the program */
 	bool sleep;              /* its waker is not replayed: the wait is a sleep */
 	uint64_t req;            /* when the waiter asked (trace time) */
 };
@@ -64,6 +63,7 @@ struct th {
 struct lk {
 	uint64_t addr;
 	uint8_t kind;         /* enum sp_sim_lock_kind */
+	bool used;            /* a replayed thread takes it */
 };
 
 #define HBITS 12
@@ -485,18 +485,12 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The lock a token stands for, and which wake it is. */
-static void tok_name(const struct sp_replay *r, int32_t tok, char *buf, size_t cap)
+/* The name of real lock @l in the workload: futex-ADDR, kmutex-ADDR, rwsem-ADDR. */
+static void lock_name(const struct sp_replay *r, int32_t l, char *buf, size_t cap)
 {
 	static const char *const pre[] = { "futex", "rwlock", "rwlock", "kmutex", "rwsem" };
-	const struct lk *l = &r->lk[r->tk[tok - 1].lock];
 
-	snprintf(buf, cap, "%s-%llx-%d", pre[l->kind], (unsigned long long)l->addr, tok);
-}
-
-static uint8_t tok_kind(const struct sp_replay *r, int32_t tok)
-{
-	return r->lk[r->tk[tok - 1].lock].kind;
+	snprintf(buf, cap, "%s-%llx", pre[r->lk[l].kind], (unsigned long long)r->lk[l].addr);
 }
 
 static void th_name(const struct th *t, char *buf, size_t cap)
@@ -564,7 +558,6 @@ static void op_add(struct prog *p, uint8_t type, int32_t lock, uint8_t hold, uin
 	p->op[p->n++] = (struct op){ .type = type, .lock = lock, .hold = hold, .ns = ns };
 }
 
-#define WINDOW 12  /* wakes a waker holds ahead */
 #define MAXHELD 14 /* tokens a thread holds at once (the simulator allows 16 locks) */
 
 /* The period of @t's sleeps if they end on a grid, else 0. */
@@ -668,76 +661,512 @@ static void mark_tokens(struct sp_replay *r, const struct th *t)
 	}
 }
 
+/* A lock or unlock of a real lock placed in a thread's items: before item
+ * @at, or @off ns into it when it is CPU time. */
 struct ins {
-	size_t at;    /* before this item */
-	uint32_t tok;
+	size_t at;
+	uint64_t off;
+	uint32_t seq;  /* order at one position: releases first, then the lock
+			  released last is taken first (nesting) */
+	uint8_t type;  /* OP_LOCK, OP_UNLOCK */
+	uint8_t hold;
+	int32_t lock;
 };
 
 static int cmp_ins(const void *a, const void *b)
 {
 	const struct ins *x = a, *y = b;
 
-	return x->at < y->at ? -1 : x->at > y->at ? 1 : (x->tok > y->tok) - (x->tok < y->tok);
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* @t's program. As a waker it holds the token of each wake it makes from
- * its previous wake (or its start, or earlier if the waiter asked earlier)
- * to the wake itself: a waiter asking for it in the replay waits until @t,
- * replayed, reaches the point where it woke that waiter in the trace. */
+/* The wake items from @i on that are one release of @lock (one unlock
+ * that woke several waiters, with no CPU time between): the last one. */
+static size_t release_end(const struct th *t, size_t i, int32_t lock)
+{
+	size_t j = i;
+
+	while (j + 1 < t->n && t->it[j + 1].type == IT_WAKE && t->it[j + 1].lock == lock)
+		j++;
+	return j;
+}
+
+/* What the wait at item @i becomes: the first wait of an acquisition (a
+ * lock), a retry merged into it (nothing), or a sleep (its waker is not
+ * replayed). */
+enum { WAIT_NONE, WAIT_LOCK, WAIT_SLEEP };
+
+static int wait_op(const struct sp_replay *r, const struct th *t, size_t i)
+{
+	const struct tok *tk = &r->tk[t->it[i].tok - 1];
+	size_t j;
+
+	if (tk->sleep)
+		return WAIT_SLEEP;
+	/* A retry (the earlier wait of the same acquisition is not used and
+	 * ran into this one): already asked for at the first. */
+	for (j = i; j > 0; j--) {
+		const struct item *b = &t->it[j - 1];
+
+		if (b->type == IT_WAIT) {
+			if (b->lock == t->it[i].lock && !r->tk[b->tok - 1].used &&
+			    !r->tk[b->tok - 1].sleep)
+				return WAIT_NONE;
+			break;
+		}
+		if (b->type != IT_CPU && b->type != IT_WAKE)
+			break;
+	}
+	/* The first of a group: a lock if the group's last wait is used. */
+	for (j = i; j < t->n; j++) {
+		const struct item *x = &t->it[j];
+
+		if (x->type != IT_WAIT || x->lock != t->it[i].lock)
+			continue;
+		if (r->tk[x->tok - 1].used)
+			return WAIT_LOCK;
+		if (r->tk[x->tok - 1].sleep)
+			return WAIT_SLEEP;
+	}
+	return WAIT_NONE;
+}
+
+/* Whether @t ever waited for @lock as a reader: its holds of it are
+ * shared ones. */
+static bool reads(const struct th *t, int32_t lock)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->it[i].type == IT_WAIT && t->it[i].lock == lock && t->it[i].hold == SP_SIM_SHARED)
+			return true;
+	return false;
+}
+
+/* A boundary of a critical section: a sleep (a holder is assumed not to
+ * sleep with a lock held) or a wait for @lock. */
+static bool cs_boundary(const struct item *x, int32_t lock)
+{
+	return x->type == IT_SLEEP || (x->type == IT_WAIT && x->lock == lock);
+}
+
+/* The CPU time @t ran from after item @from to before item @to. */
+static uint64_t cpu_between(const struct th *t, size_t from, size_t to)
+{
+	uint64_t ns = 0;
+
+	for (size_t j = from + 1; j < to; j++)
+		if (t->it[j].type == IT_CPU)
+			ns += t->it[j].ns;
+	return ns;
+}
+
+/* The length (CPU time) of @t's critical sections of @lock the trace
+ * shows whole: acquired by a wait, released with a wake before the next
+ * boundary. Their median, 0 if fewer than 3; *whole: whether they span
+ * their burst of CPU (from the wait to a sleep right after the release),
+ * as a thread that does nothing else between its sleeps. */
+static uint64_t cs_len(const struct th *t, const int8_t *wop, int32_t lock, bool *whole)
+{
+	uint64_t *v = NULL, med = 0;
+	size_t n = 0, nwhole = 0;
+
+	*whole = false;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->it[i].type != IT_WAIT || t->it[i].lock != lock || wop[i] != WAIT_LOCK)
+			continue;
+		for (size_t j = i + 1; j < t->n; j++) {
+			const struct item *x = &t->it[j];
+
+			if (cs_boundary(x, lock))
+				break;
+			if (x->type == IT_WAKE && x->lock == lock) {
+				size_t e = release_end(t, j, lock), k;
+				uint64_t after = 0;
+
+				if (!v && !(v = calloc(t->n, sizeof(*v))))
+					return 0;
+				v[n++] = cpu_between(t, i, j);
+				for (k = e + 1; k < t->n && t->it[k].type == IT_CPU; k++)
+					after += t->it[k].ns;
+				nwhole += (k == t->n || t->it[k].type == IT_SLEEP) &&
+					  after * 10 <= v[n - 1];
+				break;
+			}
+		}
+	}
+	if (n >= 3) {
+		qsort(v, n, sizeof(*v), cmp_u64);
+		med = v[n / 4];
+		*whole = nwhole * 2 >= n;
+	}
+	free(v);
+	return med;
+}
+
+/* The position @ns of CPU time before item @to (not before item @from):
+ * *at, *off. */
+static void back_cpu(const struct th *t, size_t from, size_t to, uint64_t ns, size_t *at,
+		     uint64_t *off)
+{
+	for (size_t j = to; j > from + 1; j--) {
+		const struct item *x = &t->it[j - 1];
+
+		if (x->type != IT_CPU)
+			continue;
+		if (x->ns >= ns) {
+			*at = j - 1;
+			*off = x->ns - ns;
+			return;
+		}
+		ns -= x->ns;
+	}
+	*at = from + 1;
+	*off = 0;
+}
+
+/* The position @ns of CPU time after item @from (not past item @to). */
+static void fwd_cpu(const struct th *t, size_t from, size_t to, uint64_t ns, size_t *at,
+		    uint64_t *off)
+{
+	for (size_t j = from + 1; j < to; j++) {
+		const struct item *x = &t->it[j];
+
+		if (x->type != IT_CPU)
+			continue;
+		if (x->ns > ns) {
+			*at = j;
+			*off = ns;
+			return;
+		}
+		ns -= x->ns;
+	}
+	*at = to;
+	*off = 0;
+}
+
+struct locklen {
+	int32_t lock;
+	uint64_t len;
+	bool whole;
+};
+
+static uint64_t len_of(const struct locklen *ll, size_t n, int32_t lock)
+{
+	for (size_t k = 0; k < n; k++)
+		if (ll[k].lock == lock)
+			return ll[k].len;
+	return 0;
+}
+
+/* @t's critical sections of the real locks, as lock/unlock placements. A
+ * trace shows a critical section only where it was contended; its length
+ * (cs_len) comes from the ones it shows whole:
+ *  - acquired by a wait (the wait's first request is the lock): held up to
+ *    its next visible release (a wake of that lock) if one comes before
+ *    the next boundary, else for the thread's critical-section length (or
+ *    to the boundary when it has none);
+ *  - released with a wake but not acquired by a wait (an uncontended
+ *    acquisition leaves no trace): taken that long before the release, not
+ *    before @t's last boundary (its last sleep, its last wait for that lock,
+ *    its previous release of it);
+ *  - a thread whose whole critical sections are whole bursts of CPU
+ *    between sleeps (a background thread that wakes, takes the lock, works
+ *    and sleeps) is taken to hold the lock in every burst at least 3/4 that
+ *    long: the ones nobody waited for left no trace.
+ * Waits for other locks inside stay inside (a chain: A held while waiting
+ * for B). Returns the count (in *out), or -1 on no memory. */
+static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t *wop,
+			   struct ins **out)
+{
+	struct ins *v;
+	struct locklen ll[16];
+	size_t n = 0, nll = 0, cap = 4 * t->n + 4;
+	uint32_t seq = 0;
+
+	v = calloc(cap, sizeof(*v));
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < t->n && nll < 16; i++) {
+		size_t k;
+
+		if (t->it[i].type != IT_WAIT && t->it[i].type != IT_WAKE)
+			continue;
+		for (k = 0; k < nll && ll[k].lock != t->it[i].lock; k++)
+			;
+		if (k == nll) {
+			ll[nll].lock = t->it[i].lock;
+			ll[nll].len = t->critical ? 0 : cs_len(t, wop, t->it[i].lock, &ll[nll].whole);
+			if (t->critical)
+				ll[nll].whole = false;
+			nll++;
+		}
+	}
+	for (size_t i = 0; i < t->n && n + 2 <= cap; i++) {
+		const struct item *it = &t->it[i];
+		size_t j, e, at;
+		uint64_t off, len;
+		uint8_t hold;
+
+		if (it->type == IT_WAIT && wop[i] == WAIT_LOCK) {
+			/* Held up to a release before the next boundary, else for
+			 * the thread's section length. */
+			size_t rel = t->n, bnd = t->n;
+
+			for (j = i + 1; j < t->n; j++) {
+				const struct item *x = &t->it[j];
+
+				if (cs_boundary(x, it->lock)) {
+					bnd = j;
+					break;
+				}
+				if (x->type == IT_WAKE && x->lock == it->lock) {
+					rel = release_end(t, j, it->lock);
+					break;
+				}
+			}
+			if (rel < t->n) {
+				at = rel + 1;
+				off = 0;
+			} else if ((len = len_of(ll, nll, it->lock)) || !t->critical) {
+				fwd_cpu(t, i, bnd, len ? len : UINT64_MAX, &at, &off);
+			} else { /* a critical thread's unknown section: let go at once */
+				at = i + 1;
+				off = 0;
+			}
+			v[n++] = (struct ins){ .at = at, .off = off, .seq = seq++ & 0xffff,
+					       .type = OP_UNLOCK, .hold = it->hold, .lock = it->lock };
+			continue;
+		}
+		if (it->type != IT_WAKE)
+			continue;
+		e = release_end(t, i, it->lock);
+		/* Acquired by a wait since the last boundary: its unlock is
+		 * placed already. */
+		for (j = i; j > 0; j--) {
+			const struct item *b = &t->it[j - 1];
+
+			if (cs_boundary(b, it->lock) || (b->type == IT_WAKE && b->lock == it->lock))
+				break;
+		}
+		if (j > 0 && t->it[j - 1].type == IT_WAIT && t->it[j - 1].lock == it->lock &&
+		    wop[j - 1] != WAIT_SLEEP) {
+			i = e;
+			continue;
+		}
+		hold = reads(t, it->lock) ? SP_SIM_SHARED : SP_SIM_EXCL;
+		len = len_of(ll, nll, it->lock);
+		if (len)
+			back_cpu(t, j ? j - 1 : 0, i, len, &at, &off);
+		else {
+			at = j;
+			off = 0;
+		}
+		if (!j && !len)
+			at = 0;
+		v[n++] = (struct ins){ .at = at, .off = off,
+				       .seq = UINT32_MAX / 2 + 1 + (uint32_t)(t->n - e),
+				       .type = OP_LOCK, .hold = hold, .lock = it->lock };
+		v[n++] = (struct ins){ .at = e + 1, .seq = seq++ & 0xffff, .type = OP_UNLOCK,
+				       .hold = hold, .lock = it->lock };
+		i = e;
+	}
+	/* Bursts of a thread whose sections are whole bursts. */
+	for (size_t k = 0; k < nll; k++) {
+		if (!ll[k].whole || !ll[k].len)
+			continue;
+		for (size_t i = 0, j; i < t->n; i = j + 1) {
+			uint64_t cpu = 0;
+			bool other = false;
+
+			for (j = i; j < t->n && t->it[j].type != IT_SLEEP; j++) {
+				if (t->it[j].type == IT_CPU)
+					cpu += t->it[j].ns;
+				else
+					other = true; /* a wait or a wake: placed above */
+			}
+			if (other || cpu * 4 < ll[k].len * 3 || n + 2 > cap)
+				continue;
+			v[n++] = (struct ins){ .at = i, .seq = UINT32_MAX / 2 + 1, .type = OP_LOCK,
+					       .hold = SP_SIM_EXCL, .lock = ll[k].lock };
+			v[n++] = (struct ins){ .at = j, .seq = seq++ & 0xffff, .type = OP_UNLOCK,
+					       .hold = SP_SIM_EXCL, .lock = ll[k].lock };
+			r->c.inferred++;
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_ins);
+	*out = v;
+	return (ssize_t)n;
+}
+
+/* A lock a periodic critical thread takes at the same point of its frames:
+ * the CPU time from the frame's start at which it asks for it. */
+struct point {
+	int32_t lock;
+	uint64_t off;
+};
+
+static int cmp_point(const void *a, const void *b)
+{
+	const struct point *x = a, *y = b;
+
+	if (x->lock != y->lock)
+		return x->lock < y->lock ? -1 : 1;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* A trace shows a thread's contended acquisitions only. A frame loop
+ * (period) that waited for a lock at the same points of its frames (the
+ * CPU time since the frame started, within 10 % of the frame's CPU) is
+ * taken to ask for it there in every frame: the frames where it found the
+ * lock free left no trace. A point needs waits in at least 3 frames and 5 %
+ * of them. Returns the points (sorted by lock, offset) and their count. */
+static size_t frame_points(const struct th *t, size_t grid, struct point **out)
+{
+	struct point *v, *c;
+	size_t n = 0, nc = 0, frames = 0;
+	uint64_t off = 0, fcpu = 0, *fr;
+
+	*out = NULL;
+	v = calloc(t->n + 1, sizeof(*v));
+	fr = calloc(t->n + 1, sizeof(*fr));
+	c = calloc(t->n + 1, sizeof(*c));
+	if (!v || !fr || !c)
+		goto out;
+	for (size_t i = grid; i < t->n; i++) {
+		const struct item *it = &t->it[i];
+
+		if (it->type == IT_CPU) {
+			off += it->ns;
+		} else if (it->type == IT_WAIT) {
+			v[n++] = (struct point){ .lock = it->lock, .off = off };
+		} else if (it->type == IT_SLEEP) {
+			if (off)
+				fr[frames++] = off;
+			off = 0;
+		}
+	}
+	if (frames < 3 || n < 3)
+		goto out;
+	qsort(fr, frames, sizeof(*fr), cmp_u64);
+	fcpu = fr[frames / 2];
+	qsort(v, n, sizeof(*v), cmp_point);
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t sum = 0;
+
+		for (j = i; j < n && v[j].lock == v[i].lock && v[j].off - v[i].off <= fcpu / 10; j++)
+			sum += v[j].off;
+		if (j - i >= 3 && (j - i) * 20 >= frames)
+			c[nc++] = (struct point){ .lock = v[i].lock, .off = sum / (j - i) };
+	}
+	if (nc) {
+		qsort(c, nc, sizeof(*c), cmp_point);
+		*out = c;
+		c = NULL;
+	}
+out:
+	free(v);
+	free(fr);
+	free(c);
+	return *out ? nc : 0;
+}
+
+/* Whether the program so far holds @lock. */
+static bool holding(const struct prog *p, int32_t lock)
+{
+	int depth = 0;
+
+	for (size_t i = p->n; i > 0; i--) {
+		const struct op *o = &p->op[i - 1];
+
+		if (o->lock != lock)
+			continue;
+		if (o->type == OP_UNLOCK)
+			depth--;
+		else if (o->type == OP_LOCK && ++depth > 0)
+			return true;
+		if (o->type == OP_LOCK && depth == 0)
+			return false;
+	}
+	return false;
+}
+
+/* Whether the frame around item @i has a wait of its own for @lock (then
+ * the point is that wait, not an inferred request). */
+static bool seen_pt(const struct th *t, size_t i, int32_t lock)
+{
+	for (size_t j = i; j > 0 && t->it[j - 1].type != IT_SLEEP; j--)
+		if (t->it[j - 1].type == IT_WAIT && t->it[j - 1].lock == lock)
+			return true;
+	for (size_t j = i; j < t->n && t->it[j].type != IT_SLEEP; j++)
+		if (t->it[j].type == IT_WAIT && t->it[j].lock == lock)
+			return true;
+	return false;
+}
+
+/* Places lock/unlock @k of @ins in the program (a lock over the
+ * simulator's limit is dropped with its unlock, and counted). */
+static void put_ins(struct sp_replay *r, struct prog *p, struct ins *ins, size_t nins, size_t k,
+		    size_t *nheld)
+{
+	if (ins[k].type == OP_LOCK) {
+		if (*nheld >= MAXHELD) {
+			r->c.dropped++;
+			for (size_t m = k + 1; m < nins; m++)
+				if (ins[m].type == OP_UNLOCK && ins[m].lock == ins[k].lock) {
+					ins[m].type = 0xff;
+					break;
+				}
+			return;
+		}
+		(*nheld)++;
+		r->lk[ins[k].lock].used = true;
+		op_add(p, OP_LOCK, ins[k].lock, ins[k].hold, 0);
+	} else if (ins[k].type == OP_UNLOCK) {
+		(*nheld)--;
+		op_add(p, OP_UNLOCK, ins[k].lock, ins[k].hold, 0);
+	}
+}
+
+/* @t's program: its CPU time, sleeps (or frames) and its critical sections
+ * of the real locks (place_holds). A waiter's wait ends when the thread
+ * holding the lock in the replay lets it go: when that thread, replayed,
+ * reaches the point where it woke the waiter in the trace. */
 static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64_t *delay,
 		       uint64_t period, size_t grid)
 {
 	struct ins *ins = NULL;
-	size_t *wakes, nins = 0, k = 0, nheld = 0;
-	size_t win = r->o.lead && r->o.lead < WINDOW ? r->o.lead : WINDOW;
-	uint64_t first_sleep_end = 0, last_sleep_end = 0, sleeps = 0;
+	int8_t *wop;
+	ssize_t nins;
+	size_t k = 0, nheld = 0, npts = 0;
+	uint64_t first_sleep_end = 0, last_sleep_end = 0, sleeps = 0, foff = 0;
+	struct point *pts = NULL;
+	bool locks = false;
 
-	ins = calloc(t->n + 1, sizeof(*ins));
-	if (!ins) {
-		p->nomem = 1;
-		return;
-	}
-	/* The token of wake j is taken at wake j - WINDOW of this thread
-	 * (before that one is let go), or at its start, or where it was when
-	 * the waiter asked if that is earlier: it always holds its next
-	 * WINDOW wakes, so a waiter that asks early in the replay still waits
-	 * for the point where this thread woke it (with one wake of lead
-	 * instead, the fixtures' replays lose all their waits for some
-	 * slices), and it holds at most WINDOW + 1 tokens at once. */
-	wakes = calloc(t->n + 1, sizeof(*wakes));
-	if (!wakes) {
-		free(ins);
+	wop = calloc(t->n + 1, 1);
+	if (!wop) {
 		p->nomem = 1;
 		return;
 	}
 	for (size_t i = 0; i < t->n; i++) {
-		const struct item *it = &t->it[i];
-		size_t at = nins >= win ? wakes[nins - win] : 0, q;
-
-		if (it->type != IT_WAKE || !r->tk[it->tok - 1].used)
-			continue;
-		for (q = 0; q < i && t->it[q].end <= r->tk[it->tok - 1].req; q++)
-			;
-		if (q < at)
-			at = q;
-		ins[nins] = (struct ins){ .at = at, .tok = it->tok };
-		wakes[nins++] = i;
+		if (t->it[i].type == IT_WAIT)
+			wop[i] = (int8_t)wait_op(r, t, i);
+		locks |= t->it[i].type == IT_WAIT || t->it[i].type == IT_WAKE;
 	}
-	free(wakes);
-	qsort(ins, nins, sizeof(*ins), cmp_ins);
-	/* A thread that never waited, was asleep for less than 1 % of its
-	 * life and ran for at least 10 % of it (a CPU hog) wanted the CPU all along: what it got is not its
-	 * demand. From its last sleep on it is busy until it ended (rt-app
-	 * runtime), whatever share the replayed scheduler gives it. */
+	/* A thread that never waited nor woke a waiter, was asleep for less
+	 * than 1 % of its life and ran for at least 10 % of it (a CPU hog)
+	 * wanted the CPU all along: what it got is not its demand. From its
+	 * last sleep on it is busy until it ended (rt-app runtime), whatever
+	 * share the replayed scheduler gives it. */
 	{
 		uint64_t off = 0, life = (t->exited ? t->last_ts : r->last) - t->first_ts;
 		size_t last_sleep = 0;
-		bool hog = !nins && life > 10 * 1000000ull;
+		bool hog = !locks && life > 10 * 1000000ull;
 
 		for (size_t i = 0; hog && i < t->n; i++) {
-			if (t->it[i].type == IT_WAIT)
-				hog = false;
-			else if (t->it[i].type == IT_SLEEP) {
+			if (t->it[i].type == IT_SLEEP) {
 				off += t->it[i].ns;
 				last_sleep = i + 1;
 			}
@@ -757,42 +1186,89 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 			if (end > from)
 				op_add(p, OP_RUNTIME, -1, 0, end - from);
 			r->c.hogs++;
-			free(ins);
+			free(wop);
 			*delay = t->first_ts > r->first ? t->first_ts - r->first : 0;
 			return;
 		}
 	}
-	for (size_t i = 0; i < t->n; i++) {
-		const struct item *it = &t->it[i];
-		struct tok *tk = it->tok ? &r->tk[it->tok - 1] : NULL;
+	nins = place_holds(r, t, wop, &ins);
+	if (nins < 0) {
+		free(wop);
+		p->nomem = 1;
+		return;
+	}
+	if (period)
+		npts = frame_points(t, grid, &pts);
+	for (size_t i = 0; i <= t->n; i++) {
+		const struct item *it = i < t->n ? &t->it[i] : NULL;
 
-		for (; k < nins && ins[k].at == i; k++) {
-			if (nheld >= MAXHELD) {
-				r->c.dropped++;
-				continue;
-			}
-			r->tk[ins[k].tok - 1].held = true;
-			nheld++;
-			op_add(p, OP_LOCK, (int32_t)ins[k].tok, SP_SIM_EXCL, 0);
-		}
-		switch (it->type) {
-		case IT_CPU:
-			op_add(p, OP_RUN, -1, 0, it->ns);
+		for (; k < (size_t)nins && ins[k].at == i && !ins[k].off; k++)
+			put_ins(r, p, ins, (size_t)nins, k, &nheld);
+		if (!it)
 			break;
+		switch (it->type) {
+		case IT_CPU: {
+			uint64_t done = 0;
+			size_t m = 0;
+
+			/* Split at the placements inside this stretch of CPU and at
+			 * the frame's points where it left no wait of its own
+			 * (asked, found the lock free), in order. */
+			for (;;) {
+				uint64_t a = UINT64_MAX, b = UINT64_MAX;
+
+				for (; period && i >= grid && m < npts; m++) {
+					if (pts[m].off > foff && pts[m].off <= foff + it->ns &&
+					    !seen_pt(t, i, pts[m].lock) && !holding(p, pts[m].lock)) {
+						a = pts[m].off - foff;
+						break;
+					}
+				}
+				if (k < (size_t)nins && ins[k].at == i)
+					b = ins[k].off;
+				if (a == UINT64_MAX && b == UINT64_MAX)
+					break;
+				if (b <= a) {
+					if (b > done)
+						op_add(p, OP_RUN, -1, 0, b - done);
+					done = b > done ? b : done;
+					put_ins(r, p, ins, (size_t)nins, k++, &nheld);
+					continue;
+				}
+				if (a > done)
+					op_add(p, OP_RUN, -1, 0, a - done);
+				done = a > done ? a : done;
+				r->lk[pts[m].lock].used = true;
+				op_add(p, OP_LOCK, pts[m].lock, SP_SIM_EXCL, 0);
+				op_add(p, OP_UNLOCK, pts[m].lock, SP_SIM_EXCL, 0);
+				r->c.inferred++;
+				m++;
+			}
+			if (it->ns > done)
+				op_add(p, OP_RUN, -1, 0, it->ns - done);
+			foff += it->ns;
+			break;
+		}
 		case IT_WAIT:
-			if (tk->used) {
-				op_add(p, OP_LOCK, (int32_t)it->tok, tk->hold, 0);
-				op_add(p, OP_UNLOCK, (int32_t)it->tok, tk->hold, 0);
-			} else if (tk->sleep) {
+			if (wop[i] == WAIT_LOCK) {
+				if (nheld >= MAXHELD) {
+					r->c.dropped++;
+					for (size_t m = k; m < (size_t)nins; m++)
+						if (ins[m].type == OP_UNLOCK && ins[m].lock == it->lock) {
+							ins[m].type = 0xff;
+							break;
+						}
+					break;
+				}
+				nheld++;
+				r->lk[it->lock].used = true;
+				op_add(p, OP_LOCK, it->lock, it->hold, 0);
+			} else if (wop[i] == WAIT_SLEEP) {
 				op_add(p, OP_SLEEP, -1, 0, it->ns);
 				r->c.sleeps++;
 			}
 			break;
 		case IT_WAKE:
-			if (tk->used && tk->held) {
-				op_add(p, OP_UNLOCK, (int32_t)it->tok, SP_SIM_EXCL, 0);
-				nheld--;
-			}
 			break;
 		case IT_SLEEP:
 			if (period && i < grid)
@@ -812,6 +1288,7 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 				last_sleep_end = it->end;
 				op_add(p, OP_TIMER, -1, 0, period);
 				r->c.timers++;
+				foff = 0;
 			} else {
 				op_add(p, OP_SLEEP, -1, 0, it->ns);
 				r->c.sleeps++;
@@ -821,6 +1298,8 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 		}
 	}
 	free(ins);
+	free(wop);
+	free(pts);
 	*delay = t->first_ts > r->first ? t->first_ts - r->first : 0;
 	if (period && sleeps) {
 		/* The schedule starts a period before the first deadline (see
@@ -913,17 +1392,17 @@ static void json_prog(struct sp_replay *r, const struct th *t, const struct prog
 			   (unsigned long long)((o->ns + 500) / 1000));
 			break;
 		case OP_LOCK:
-			tok_name(r, o->lock, ln, sizeof(ln));
-			if (tok_kind(r, o->lock) == SP_SIM_UMUTEX)
+			lock_name(r, o->lock, ln, sizeof(ln));
+			if (r->lk[o->lock].kind == SP_SIM_UMUTEX)
 				jp(r, "\t\t\t\t\"lock%u\": \"%s\",\n", ++n, ln);
 			else
 				jp(r, "\t\t\t\t\"sp_%slock%u\": \"%s\",\n",
 				   o->hold == SP_SIM_SHARED ? "rd" : "wr", ++n, ln);
 			break;
 		case OP_UNLOCK:
-			tok_name(r, o->lock, ln, sizeof(ln));
+			lock_name(r, o->lock, ln, sizeof(ln));
 			jp(r, "\t\t\t\t\"%sunlock%u\": \"%s\",\n",
-			   tok_kind(r, o->lock) == SP_SIM_UMUTEX ? "" : "sp_", ++n, ln);
+			   r->lk[o->lock].kind == SP_SIM_UMUTEX ? "" : "sp_", ++n, ln);
 			break;
 		}
 	}
@@ -937,6 +1416,7 @@ static void json_prog(struct sp_replay *r, const struct th *t, const struct prog
 int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t errcap)
 {
 	size_t ncrit = 0;
+	char *tasks;
 	int rc;
 
 	if (r->nomem)
@@ -988,29 +1468,7 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 			f++;
 		r->c.slice_ns = 750000ull * f;
 	}
-	jp(r, "{\n\t\"global\": {\n\t\t\"duration\": %llu,\n\t\t\"default_policy\": "
-	      "\"SCHED_OTHER\",\n\t\t\"calibration\": \"CPU0\",\n\t\t\"sp_cpus\": %u,\n"
-	      "\t\t\"sp_base_slice_us\": %llu",
-	   (unsigned long long)((r->last - r->first) / 1000000000ull + 1), r->c.cpus,
-	   (unsigned long long)(r->c.slice_ns / 1000));
-	{
-		bool any = false;
-		char ln[48];
-
-		for (size_t k = 0; k < r->ntk; k++) {
-			uint8_t kind = tok_kind(r, (int32_t)k + 1);
-
-			if (kind == SP_SIM_UMUTEX || !r->tk[k].used)
-				continue;
-			tok_name(r, (int32_t)k + 1, ln, sizeof(ln));
-			jp(r, "%s\"%s\": \"%s\"", any ? ", " : ",\n\t\t\"sp_locks\": { ", ln,
-			   kind == SP_SIM_RWSEM ? "rwsem" : "kmutex");
-			any = true;
-		}
-		if (any)
-			jp(r, " }");
-	}
-	jp(r, "\n\t},\n\t\"tasks\": {");
+	/* The tasks first (they tell which locks are taken), then the file. */
 	for (size_t i = 0; i < r->nth; i++) {
 		struct th *t = r->th[i];
 		struct prog p = { 0 };
@@ -1028,11 +1486,38 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		if (p.nomem)
 			r->nomem = 1;
 	}
-	jp(r, "\n\t}\n}\n");
+	tasks = r->json;
+	r->json = NULL;
+	r->jlen = r->jcap = 0;
+	jp(r, "{\n\t\"global\": {\n\t\t\"duration\": %llu,\n\t\t\"default_policy\": "
+	      "\"SCHED_OTHER\",\n\t\t\"calibration\": \"CPU0\",\n\t\t\"sp_cpus\": %u,\n"
+	      "\t\t\"sp_base_slice_us\": %llu,\n\t\t\"sp_sched_model\": \"%s\"",
+	   (unsigned long long)((r->last - r->first) / 1000000000ull + 1), r->c.cpus,
+	   (unsigned long long)(r->c.slice_ns / 1000), r->o.classic ? "classic" : "linux");
+	{
+		bool any = false;
+		char ln[48];
+
+		for (size_t l = 0; l < r->nlk; l++) {
+			uint8_t kind = r->lk[l].kind;
+
+			if (!r->lk[l].used)
+				continue;
+			r->c.locks++;
+			if (kind == SP_SIM_UMUTEX)
+				continue;
+			lock_name(r, (int32_t)l, ln, sizeof(ln));
+			jp(r, "%s\"%s\": \"%s\"", any ? ", " : ",\n\t\t\"sp_locks\": { ", ln,
+			   kind == SP_SIM_RWSEM ? "rwsem" : "kmutex");
+			any = true;
+		}
+		if (any)
+			jp(r, " }");
+	}
+	jp(r, "\n\t},\n\t\"tasks\": {%s\n\t}\n}\n", tasks ? tasks : "");
+	free(tasks);
 	if (r->nomem)
 		return -ENOMEM;
-	for (size_t l = 0; l < r->nlk; l++)
-		r->c.locks++;
 	r->c.first_ns = r->first;
 	r->c.last_ns = r->last;
 	rc = sp_sim_workload_parse(r->json, name ? name : "replay", &r->w, err, errcap);

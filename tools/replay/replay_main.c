@@ -39,8 +39,9 @@ static void usage(FILE *f)
 
 		"      --slice-us N     the simulated fair base slice (default: Linux's for the\n"
 		"                       trace's CPUs, 750 * (1 + log2(min(cpus, 8))): 1500 on 2)\n"
-		"      --lead N         wakes a waker holds ahead (1..12, default 12): how early\n"
-		"                       a waiter may ask and still wait for its waker's point\n"
+		"      --classic        the simulator's classic scheduler model instead of\n"
+		"                       \"linux\" (a sleeper's negative lag kept as DELAY_DEQUEUE\n"
+		"                       does, load balancing by weight: sp_sched_model)\n"
 		"      --all-threads    replay every thread, not only the recorded command's\n"
 		"      --seed N         simulator seed (default 1)\n"
 		"      --json FILE      one record per run (the sim's record shape)\n"
@@ -127,7 +128,7 @@ static int write_text(const char *path, const char *text)
 
 int replay_main(int argc, char **argv)
 {
-	enum { O_K = 256, O_CPUS, O_SLICE, O_LEAD, O_ALL, O_SEED, O_JSON, O_SVG, O_WL };
+	enum { O_K = 256, O_CPUS, O_SLICE, O_CLASSIC, O_ALL, O_SEED, O_JSON, O_SVG, O_WL };
 	static const struct option lo[] = {
 		{ "critical", required_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
@@ -135,7 +136,7 @@ int replay_main(int argc, char **argv)
 		{ "k", required_argument, NULL, O_K },
 		{ "cpus", required_argument, NULL, O_CPUS },
 		{ "slice-us", required_argument, NULL, O_SLICE },
-		{ "lead", required_argument, NULL, O_LEAD },
+		{ "classic", no_argument, NULL, O_CLASSIC },
 		{ "all-threads", no_argument, NULL, O_ALL },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "json", required_argument, NULL, O_JSON },
@@ -236,13 +237,7 @@ int replay_main(int argc, char **argv)
 			}
 			o.slice_ns = (uint64_t)v * 1000;
 			break;
-		case O_LEAD:
-			if (num(optarg, 1, 12, &v, "--lead")) {
-				status = 2;
-				goto out;
-			}
-			o.lead = (uint32_t)v;
-			break;
+		case O_CLASSIC: o.classic = true; break;
 		case O_ALL: o.all_threads = true; break;
 		case O_SEED:
 			if (num(optarg, 0, 0x7fffffffffffffffll, &v, "--seed")) {
@@ -322,12 +317,14 @@ int replay_main(int argc, char **argv)
 		sp_replay_trace_figures(r, &tf);
 		sp_replay_run_figures(none, &nf);
 		printf("%s: %llu events, %.3f s; replayed %llu threads (%.3f s CPU), %llu locks, "
-		       "%llu lock waits (%llu dependencies dropped), %llu sleeps, %llu timers, %llu CPU hogs; left "
+		       "%llu lock waits (%llu critical sections dropped), %llu inferred sections, %llu sleeps, "
+		       "%llu timers, %llu CPU hogs; left "
 		       "out %llu threads (%.3f s CPU)%s\n",
 		       path, (unsigned long long)k.events, (double)(k.last_ns - k.first_ns) / 1e9,
 		       (unsigned long long)k.threads, (double)k.replayed_cpu_ns / 1e9,
 		       (unsigned long long)k.locks, (unsigned long long)k.waits,
-		       (unsigned long long)k.dropped, (unsigned long long)k.sleeps,
+		       (unsigned long long)k.dropped, (unsigned long long)k.inferred,
+		       (unsigned long long)k.sleeps,
 		       (unsigned long long)k.timers, (unsigned long long)k.hogs,
 		       (unsigned long long)k.outside_threads,
 		       (double)k.outside_cpu_ns / 1e9,
