@@ -64,6 +64,10 @@ struct lk {
 	uint64_t addr;
 	uint8_t kind;         /* enum sp_sim_lock_kind */
 	bool used;            /* a replayed thread takes it */
+	/* rwlock words: whose side is shared, the waiters' (readers waiting
+	 * for a writer to finish) or the wakers' (readers, the last of which
+	 * wakes a writer); neither: both exclusive */
+	bool shared_waiters, shared_wakers;
 };
 
 #define HBITS 12
@@ -370,7 +374,12 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 		flush_cpu(r, t, ts);
 		t->wait = W_FUTEX;
 		t->wait_addr = ev->u.futex.uaddr;
-		t->wait_kind = SP_SIM_UMUTEX;
+		/* glibc's mutex waits with FUTEX_WAIT for the value 2 (or
+		 * LOCK_PI); its rwlocks (and anything else) wait for other
+		 * values, with WAIT_BITSET: replayed as an rwlock word. */
+		t->wait_kind = ((ev->u.futex.op & 0x7f) == 0 && ev->u.futex.val == 2) ||
+			       (ev->u.futex.op & 0x7f) == 6 || (ev->u.futex.op & 0x7f) == 13
+			       ? SP_SIM_UMUTEX : SP_SIM_URWLOCK_W;
 		t->wait_hold = SP_SIM_EXCL;
 		t->wait_start = ts;
 		t->wait_slept = false;
@@ -747,9 +756,13 @@ static bool reads(const struct th *t, int32_t lock)
 
 /* A boundary of a critical section: a sleep (a holder is assumed not to
  * sleep with a lock held) or a wait for @lock. */
-static bool cs_boundary(const struct item *x, int32_t lock)
+static bool cs_boundary(const struct sp_replay *r, const struct item *x, int32_t lock)
 {
-	return x->type == IT_SLEEP || (x->type == IT_WAIT && x->lock == lock);
+	/* A reader's section of an rwlock word does not contain its wait on
+	 * the other word of the same rwlock (which the writer holds): only
+	 * mutex sections nest (a chain). */
+	return x->type == IT_SLEEP ||
+	       (x->type == IT_WAIT && (x->lock == lock || r->lk[lock].kind != SP_SIM_UMUTEX));
 }
 
 /* The CPU time @t ran from after item @from to before item @to. */
@@ -768,7 +781,8 @@ static uint64_t cpu_between(const struct th *t, size_t from, size_t to)
  * boundary. Their median, 0 if fewer than 3; *whole: whether they span
  * their burst of CPU (from the wait to a sleep right after the release),
  * as a thread that does nothing else between its sleeps. */
-static uint64_t cs_len(const struct th *t, const int8_t *wop, int32_t lock, bool *whole)
+static uint64_t cs_len(const struct sp_replay *r, const struct th *t, const int8_t *wop,
+		       int32_t lock, bool *whole)
 {
 	uint64_t *v = NULL, med = 0;
 	size_t n = 0, nwhole = 0;
@@ -780,7 +794,7 @@ static uint64_t cs_len(const struct th *t, const int8_t *wop, int32_t lock, bool
 		for (size_t j = i + 1; j < t->n; j++) {
 			const struct item *x = &t->it[j];
 
-			if (cs_boundary(x, lock))
+			if (cs_boundary(r, x, lock))
 				break;
 			if (x->type == IT_WAKE && x->lock == lock) {
 				size_t e = release_end(t, j, lock), k;
@@ -898,7 +912,7 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 			;
 		if (k == nll) {
 			ll[nll].lock = t->it[i].lock;
-			ll[nll].len = t->critical ? 0 : cs_len(t, wop, t->it[i].lock, &ll[nll].whole);
+			ll[nll].len = t->critical ? 0 : cs_len(r, t, wop, t->it[i].lock, &ll[nll].whole);
 			if (t->critical)
 				ll[nll].whole = false;
 			nll++;
@@ -918,7 +932,7 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 			for (j = i + 1; j < t->n; j++) {
 				const struct item *x = &t->it[j];
 
-				if (cs_boundary(x, it->lock)) {
+				if (cs_boundary(r, x, it->lock)) {
 					bnd = j;
 					break;
 				}
@@ -929,6 +943,12 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 			}
 			if (rel < t->n) {
 				at = rel + 1;
+				off = 0;
+			} else if (r->lk[it->lock].kind == SP_SIM_URWLOCK_W) {
+				/* A wait on a word of a glibc rwlock is a gate (readers
+				 * waiting out a writer, a writer waiting for the last
+				 * reader): what it then holds shows as its wakes. */
+				at = i + 1;
 				off = 0;
 			} else if ((len = len_of(ll, nll, it->lock)) || !t->critical) {
 				fwd_cpu(t, i, bnd, len ? len : UINT64_MAX, &at, &off);
@@ -948,7 +968,7 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 		for (j = i; j > 0; j--) {
 			const struct item *b = &t->it[j - 1];
 
-			if (cs_boundary(b, it->lock) || (b->type == IT_WAKE && b->lock == it->lock))
+			if (cs_boundary(r, b, it->lock) || (b->type == IT_WAKE && b->lock == it->lock))
 				break;
 		}
 		if (j > 0 && t->it[j - 1].type == IT_WAIT && t->it[j - 1].lock == it->lock &&
@@ -956,7 +976,17 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 			i = e;
 			continue;
 		}
-		hold = reads(t, it->lock) ? SP_SIM_SHARED : SP_SIM_EXCL;
+		if (r->lk[it->lock].kind == SP_SIM_URWLOCK_W && !r->lk[it->lock].shared_wakers) {
+			/* A writer's release of the gate its readers wait on: what
+			 * it held is the rwlock itself, whose wait the readers
+			 * do not show; the gate is not replayed as a lock (two
+			 * words of one rwlock held across each other would
+			 * deadlock the replay). */
+			i = e;
+			continue;
+		}
+		hold = reads(t, it->lock) || r->lk[it->lock].shared_wakers ? SP_SIM_SHARED
+									    : SP_SIM_EXCL;
 		len = len_of(ll, nll, it->lock);
 		if (len)
 			back_cpu(t, j ? j - 1 : 0, i, len, &at, &off);
@@ -1262,7 +1292,8 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 				}
 				nheld++;
 				r->lk[it->lock].used = true;
-				op_add(p, OP_LOCK, it->lock, it->hold, 0);
+				op_add(p, OP_LOCK, it->lock,
+				       r->lk[it->lock].shared_waiters ? SP_SIM_SHARED : it->hold, 0);
 			} else if (wop[i] == WAIT_SLEEP) {
 				op_add(p, OP_SLEEP, -1, 0, it->ns);
 				r->c.sleeps++;
@@ -1413,6 +1444,33 @@ static void json_prog(struct sp_replay *r, const struct th *t, const struct prog
 	jp(r, "\n\t\t\t} }\n\t\t}");
 }
 
+/* The sides of each rwlock word: many threads that wait and one that
+ * wakes them are readers waiting for a writer (shared waiters); one that
+ * waits and many that wake it is a writer woken by the last reader out
+ * (shared wakers). */
+static void rw_roles(struct sp_replay *r)
+{
+	for (size_t l = 0; l < r->nlk; l++) {
+		int32_t w[2] = { -1, -1 }, k[2] = { -1, -1 };
+		int nw = 0, nk = 0;
+
+		if (r->lk[l].kind != SP_SIM_URWLOCK_W)
+			continue;
+		for (size_t i = 0; i < r->ntk; i++) {
+			const struct tok *tk = &r->tk[i];
+
+			if (tk->lock != (int32_t)l || tk->sleep)
+				continue;
+			if (nw < 2 && tk->waiter != w[0])
+				w[nw++] = tk->waiter;
+			if (nk < 2 && tk->waker != k[0])
+				k[nk++] = tk->waker;
+		}
+		r->lk[l].shared_waiters = nw > 1 && nk == 1;
+		r->lk[l].shared_wakers = nk > 1 && nw == 1;
+	}
+}
+
 int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t errcap)
 {
 	size_t ncrit = 0;
@@ -1453,6 +1511,7 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 	for (size_t i = 0; i < r->nth; i++)
 		if (r->th[i]->in_set && r->th[i]->cpu_total)
 			mark_tokens(r, r->th[i]);
+	rw_roles(r);
 	if (!r->c.events)
 		return fail(err, errcap, "no event to replay");
 	if (!ncrit)
@@ -1508,7 +1567,8 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 				continue;
 			lock_name(r, (int32_t)l, ln, sizeof(ln));
 			jp(r, "%s\"%s\": \"%s\"", any ? ", " : ",\n\t\t\"sp_locks\": { ", ln,
-			   kind == SP_SIM_RWSEM ? "rwsem" : "kmutex");
+			   kind == SP_SIM_RWSEM ? "rwsem" : kind == SP_SIM_URWLOCK_W ? "rwlock-writer"
+			   : "kmutex");
 			any = true;
 		}
 		if (any)
