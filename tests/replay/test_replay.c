@@ -163,6 +163,7 @@ static void futex(struct sp_replay *r, uint64_t t, int pid, bool enter, uint32_t
 	e.type = enter ? SP_TR_FUTEX_ENTER : SP_TR_FUTEX_EXIT;
 	e.u.futex.uaddr = 0x1000;
 	e.u.futex.op = op;
+	e.u.futex.val = 2; /* glibc's mutex waits for 2 (locked, waiters) */
 	e.u.futex.ret = ret;
 	feed(r, &e);
 }
