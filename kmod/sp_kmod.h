@@ -34,6 +34,9 @@
 extern struct sp_core *sp_core;
 extern unsigned long *sp_critical_map;  /* marked through /proc */
 extern unsigned long *sp_boosted_map;   /* the core wants a fast track */
+/* Indexed by global pid: processes marked as a whole, whose new threads
+ * the fork probe marks (sp_kmod_detect.c). */
+extern unsigned long *sp_marked_procs;
 
 /* Load-time parameters (sp_kmod_main.c) and the runtime-settable ones. */
 extern unsigned int sp_param_depth;
@@ -56,6 +59,11 @@ static inline bool sp_tid_interesting(pid_t tid)
 	return sp_tid_ok(tid) && (test_bit(tid, sp_critical_map) ||
 				  test_bit(tid, sp_boosted_map));
 }
+
+/* sp_kmod_proc.c: marks or unmarks one global tid, in the core and in
+ * sp_critical_map together. Task context; does not sleep (the fork
+ * probe calls it with preemption disabled). */
+int sp_mark_tid(pid_t tid, bool on);
 
 /* sp_kmod_selftest.c: 0 or a negative errno, with a pr_err saying what. */
 int sp_selftest_run(void);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Detector: turns lock:contention_begin/end and sched_process_exit into core
- * events, one core call per thing seen.
+ * events, one core call per thing seen; sched_process_fork marks the new
+ * threads of a process marked as a whole.
  *
  * These tracepoints are not exported, so the probes are attached by name
  * through for_each_kernel_tracepoint() + tracepoint_probe_register(). They
@@ -34,6 +35,7 @@
 #include <linux/rcupdate.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -90,8 +92,8 @@ static struct {
 	struct sp_long_blocking longs[SP_DET_LONGS];
 	unsigned int nr_longs;
 	struct sp_detect_stats st;
-	struct tracepoint *tp_begin, *tp_end, *tp_exit;
-	bool on_begin, on_end, on_exit;
+	struct tracepoint *tp_begin, *tp_end, *tp_exit, *tp_fork;
+	bool on_begin, on_end, on_exit, on_fork;
 } sp_det = {
 	/* Static: the worker thread may call in before sp_detect_init(). */
 	.lock = __RAW_SPIN_LOCK_UNLOCKED(sp_det.lock),
@@ -532,6 +534,12 @@ static void sp_probe_exit(void *data, struct task_struct *p)
 	 * someone else. */
 	if (test_bit(tid, sp_critical_map))
 		clear_bit(tid, sp_critical_map);
+	/* The last thread of a marked process: its pid may come back too
+	 * (do_exit counts signal->live down before this tracepoint; the
+	 * fork probe clears a reused leader's bit as well). */
+	if (sp_tid_ok(p->tgid) && test_bit(p->tgid, sp_marked_procs) &&
+	    !atomic_read(&p->signal->live))
+		clear_bit(p->tgid, sp_marked_procs);
 	/* Owners and readers are known to the core without being marked, so
 	 * every exit is reported; unknown tids cost one lookup. */
 	if (sp_task_exit(sp_core, tid) == 0)
@@ -671,6 +679,41 @@ out:
 	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
 }
 
+/*
+ * A new task. Runs in the parent after copy_process() put the child in
+ * its thread group's list, preemption disabled (the probe rules). Only
+ * threads of a process marked as a whole are marked; a child process
+ * (its own thread group) never inherits the mark, and its pid, if a
+ * marked process of that number is gone, drops the stale process bit.
+ */
+static void sp_probe_fork(void *data, struct task_struct *parent, struct task_struct *child)
+{
+	pid_t tid = child->pid, tgid = child->tgid;
+
+	if (!sp_tid_ok(tid) || !sp_tid_ok(tgid))
+		return;
+	if (tid == tgid) {
+		if (test_bit(tid, sp_marked_procs))
+			clear_bit(tid, sp_marked_procs);
+		return;
+	}
+	if (!test_bit(tgid, sp_marked_procs))
+		return;
+	if (sp_mark_tid(tid, true)) {
+		sp_det.st.fork_mark_errors++;
+		return;
+	}
+	/* Pairs with the barrier between clearing the process bit and
+	 * walking its threads in sp_critical_write(): if the bit is still
+	 * set, that walk comes after our mark and unmarks this thread;
+	 * if not, we undo it ourselves. */
+	smp_mb();
+	if (!test_bit(tgid, sp_marked_procs))
+		sp_mark_tid(tid, false);
+	else
+		sp_det.st.fork_marks++;
+}
+
 static void sp_det_find_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "contention_begin"))
@@ -679,6 +722,8 @@ static void sp_det_find_tp(struct tracepoint *tp, void *priv)
 		sp_det.tp_end = tp;
 	else if (!strcmp(tp->name, "sched_process_exit"))
 		sp_det.tp_exit = tp;
+	else if (!strcmp(tp->name, "sched_process_fork"))
+		sp_det.tp_fork = tp;
 }
 
 int sp_detect_init(void)
@@ -686,8 +731,8 @@ int sp_detect_init(void)
 	int ret;
 
 	for_each_kernel_tracepoint(sp_det_find_tp, NULL);
-	if (!sp_det.tp_begin || !sp_det.tp_end || !sp_det.tp_exit) {
-		pr_err("superpass: tracepoints lock:contention_begin/end or sched_process_exit not found\n");
+	if (!sp_det.tp_begin || !sp_det.tp_end || !sp_det.tp_exit || !sp_det.tp_fork) {
+		pr_err("superpass: tracepoints lock:contention_begin/end or sched_process_exit/fork not found\n");
 		return -ENOENT;
 	}
 	/* Exit first: a task must never be left in the core by a missed exit. */
@@ -695,6 +740,10 @@ int sp_detect_init(void)
 	if (ret)
 		goto err;
 	sp_det.on_exit = true;
+	ret = tracepoint_probe_register(sp_det.tp_fork, sp_probe_fork, NULL);
+	if (ret)
+		goto err;
+	sp_det.on_fork = true;
 	ret = tracepoint_probe_register(sp_det.tp_end, sp_probe_end, NULL);
 	if (ret)
 		goto err;
@@ -719,9 +768,11 @@ void sp_detect_exit(void)
 		tracepoint_probe_unregister(sp_det.tp_begin, sp_probe_begin, NULL);
 	if (sp_det.on_end)
 		tracepoint_probe_unregister(sp_det.tp_end, sp_probe_end, NULL);
+	if (sp_det.on_fork)
+		tracepoint_probe_unregister(sp_det.tp_fork, sp_probe_fork, NULL);
 	if (sp_det.on_exit)
 		tracepoint_probe_unregister(sp_det.tp_exit, sp_probe_exit, NULL);
-	sp_det.on_begin = sp_det.on_end = sp_det.on_exit = false;
+	sp_det.on_begin = sp_det.on_end = sp_det.on_exit = sp_det.on_fork = false;
 	/* No probe is running or will run after this. */
 	tracepoint_synchronize_unregister();
 	/* Their contention_end will never be seen: drop every wait, so that

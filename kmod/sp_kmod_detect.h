@@ -20,6 +20,8 @@ struct sp_detect_stats {
 	u64 reader_events;   /* reader hook events on watched locks */
 	u64 reader_hints;    /* queued readers reported as holders before they ran */
 	u64 exits;
+	u64 fork_marks;        /* new threads of marked processes marked */
+	u64 fork_mark_errors;  /* ... that the core could not take (table full) */
 };
 
 #define SP_DET_LONGS 8u

@@ -4,8 +4,10 @@
  *
  *   critical  write "TID" to mark a thread, "-TID" to unmark it. If TID is a
  *             process (thread-group leader), all of its current threads are
- *             (un)marked. Read: one marked tid per line. Exited tids are
- *             dropped by the exit probe.
+ *             (un)marked, and the threads it creates later are marked too
+ *             until it is unmarked (the fork probe, sp_kmod_detect.c).
+ *             Read: one marked tid per line. Exited tids are dropped by the
+ *             exit probe. A tid that does not exist: -ESRCH.
  *   stats     every counter of the core (include/superpass/stats.h, same
  *             names and order), the blocking percentiles of critical
  *             threads, the counters of the detector, the reader hooks, the
@@ -16,17 +18,30 @@
  *             module parameters (read-only here); fifo_prio and
  *             reader_tracking can be written ("fifo_prio 10").
  *
- * Writes need CAP_SYS_NICE: marking a thread gives other threads FIFO time.
- * Numbers are in the writer's pid namespace.
+ * Writes need CAP_SYS_NICE in the initial user namespace: marking a thread
+ * gives other threads FIFO time, which no user namespace's root may hand
+ * out. Numbers are in the writer's pid namespace.
+ *
+ * Reads are open to everyone, but a tid is shown only to a reader who
+ * could write (CAP_SYS_NICE) or whose real uid owns that thread, and as
+ * the number the reader's pid namespace gives it; anyone else reads "-".
+ * Which threads another user marked critical, and how long they waited
+ * for which holder, say what that user's program does and when (a timing
+ * side channel), and on a system that mounts /proc with hidepid= the
+ * tids themselves are hidden. The counters and percentiles are totals
+ * over every user, like /proc/schedstat: they stay readable.
  */
 #include <linux/capability.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/proc_fs.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched/signal.h>
+#include <linux/spinlock.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/cred.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
 
@@ -40,6 +55,42 @@
 #define SP_MARK_MAX 256u   /* threads (un)marked by one write */
 
 static struct proc_dir_entry *sp_proc_dir;
+
+/* Serialises (un)marking a tid from a write and from the fork probe, so
+ * that the core's critical flag and sp_critical_map agree. Both callers
+ * are in task context; the probe has preemption disabled. */
+static DEFINE_SPINLOCK(sp_mark_lock);
+
+/* What the reader of @file may see of global @tid (see the top): the
+ * number in the reader's pid namespace, or 0. */
+static pid_t sp_proc_tid_for_reader(struct seq_file *m, pid_t tid)
+{
+	const struct cred *cred = m->file->f_cred;
+	bool priv = file_ns_capable(m->file, &init_user_ns, CAP_SYS_NICE);
+	struct task_struct *t;
+	pid_t nr = 0;
+
+	if (!sp_tid_ok(tid))
+		return 0;
+	rcu_read_lock();
+	t = pid_task(find_pid_ns(tid, &init_pid_ns), PIDTYPE_PID);
+	if (t && (priv || uid_eq(task_uid(t), cred->uid)))
+		nr = task_pid_nr_ns(t, task_active_pid_ns(current));
+	else if (!t && priv && task_active_pid_ns(current) == &init_pid_ns)
+		nr = tid;  /* gone: only the initial namespace had its number */
+	rcu_read_unlock();
+	return nr;
+}
+
+static void sp_proc_print_tid(struct seq_file *m, pid_t tid)
+{
+	pid_t nr = sp_proc_tid_for_reader(m, tid);
+
+	if (nr)
+		seq_printf(m, "%d", nr);
+	else
+		seq_puts(m, "-");
+}
 
 static ssize_t sp_proc_read_input(struct file *file, const char __user *ubuf,
 				  size_t len, char *buf, size_t cap)
@@ -61,22 +112,35 @@ static ssize_t sp_proc_read_input(struct file *file, const char __user *ubuf,
 
 /* ---- critical ---- */
 
+int sp_mark_tid(pid_t tid, bool on)
+{
+	int ret;
+
+	spin_lock(&sp_mark_lock);
+	ret = sp_task_register(sp_core, tid);
+	if (ret < 0 && ret != -EEXIST)
+		goto out;
+	ret = sp_task_set_critical(sp_core, tid, on);
+	if (ret)
+		goto out;
+	if (on)
+		set_bit(tid, sp_critical_map);
+	else
+		clear_bit(tid, sp_critical_map);
+out:
+	spin_unlock(&sp_mark_lock);
+	return ret;
+}
+
 static int sp_mark(pid_t *tids, unsigned int n, bool on)
 {
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = sp_task_register(sp_core, tids[i]);
-		if (ret < 0 && ret != -EEXIST)
-			return ret;
-		ret = sp_task_set_critical(sp_core, tids[i], on);
+		ret = sp_mark_tid(tids[i], on);
 		if (ret)
 			return ret;
-		if (on)
-			set_bit(tids[i], sp_critical_map);
-		else
-			clear_bit(tids[i], sp_critical_map);
 	}
 	return 0;
 }
@@ -109,7 +173,17 @@ static ssize_t sp_critical_write(struct file *file, const char __user *ubuf,
 		return -ENOMEM;
 	rcu_read_lock();
 	t = pid_task(find_vpid(nr), PIDTYPE_PID);
-	if (t && thread_group_leader(t)) {
+	if (t && thread_group_leader(t) && sp_tid_ok(t->pid)) {
+		/* The process bit first, then the thread list: a thread
+		 * created meanwhile is either in the list or seen by the
+		 * fork probe, which runs after the thread joined the list
+		 * and reads the bit (sp_probe_fork; this barrier pairs
+		 * with the one there). */
+		if (on)
+			set_bit(t->pid, sp_marked_procs);
+		else
+			clear_bit(t->pid, sp_marked_procs);
+		smp_mb__after_atomic();
 		for_each_thread(t, th)
 			if (n < SP_MARK_MAX)
 				tids[n++] = th->pid;
@@ -119,7 +193,7 @@ static ssize_t sp_critical_write(struct file *file, const char __user *ubuf,
 	rcu_read_unlock();
 	if (!n) {
 		pr_warn("superpass: critical: no such thread %d\n", nr);
-		ret = -EINVAL;
+		ret = -ESRCH;
 	} else {
 		ret = sp_mark(tids, n, on);
 		if (ret)
@@ -136,8 +210,14 @@ static int sp_critical_show(struct seq_file *m, void *v)
 {
 	unsigned long tid;
 
-	for_each_set_bit(tid, sp_critical_map, SP_TID_LIMIT)
-		seq_printf(m, "%lu\n", tid);
+	for_each_set_bit(tid, sp_critical_map, SP_TID_LIMIT) {
+		pid_t nr = sp_proc_tid_for_reader(m, tid);
+
+		/* Not even a "-": how many others marked is theirs too. */
+		if (nr)
+			seq_printf(m, "%d\n", nr);
+		cond_resched();
+	}
 	return 0;
 }
 
@@ -202,6 +282,8 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "detect_reader_events %llu\n", d.reader_events);
 	seq_printf(m, "detect_reader_hints %llu\n", d.reader_hints);
 	seq_printf(m, "detect_exits %llu\n", d.exits);
+	seq_printf(m, "detect_fork_marks %llu\n", d.fork_marks);
+	seq_printf(m, "detect_fork_mark_errors %llu\n", d.fork_mark_errors);
 	sp_readers_state(&armed, &arms);
 	seq_printf(m, "reader_hooks_armed %d\n", sp_param_readers && armed);
 	seq_printf(m, "reader_hook_arms %llu\n", arms);
@@ -219,11 +301,14 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "queue_dups %llu\n", w.queue_dups);
 	seq_printf(m, "queue_overflows %llu\n", w.queue_overflows);
 	sp_detect_get_longs(longs, &nr_longs);
-	for (i = 0; i < nr_longs; i++)
-		seq_printf(m, "long_blocking tid %d ms %llu %s owner %llu readers_tracked %u untracked %u readers_now %lu\n",
-			   longs[i].tid, longs[i].ms, longs[i].rwsem ? "rwsem" : "mutex",
-			   longs[i].owner, longs[i].tracked, longs[i].untracked,
-			   longs[i].readers_now);
+	for (i = 0; i < nr_longs; i++) {
+		seq_puts(m, "long_blocking tid ");
+		sp_proc_print_tid(m, longs[i].tid);
+		seq_printf(m, " ms %llu %s owner ", longs[i].ms, longs[i].rwsem ? "rwsem" : "mutex");
+		sp_proc_print_tid(m, (pid_t)longs[i].owner);
+		seq_printf(m, " readers_tracked %u untracked %u readers_now %lu\n",
+			   longs[i].tracked, longs[i].untracked, longs[i].readers_now);
+	}
 	kvfree(h);
 	return 0;
 }
@@ -233,11 +318,22 @@ static int sp_stats_open(struct inode *inode, struct file *file)
 	return single_open(file, sp_stats_show, NULL);
 }
 
+/* Read-only (0444), but the root of a user namespace that maps uid 0
+ * passes the open for writing (CAP_DAC_OVERRIDE over an inode whose
+ * owner it maps): refuse with EPERM like the other files, not the EIO of
+ * a missing handler. */
+static ssize_t sp_stats_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	return -EPERM;
+}
+
 static const struct proc_ops sp_stats_ops = {
 	.proc_open = sp_stats_open,
 	.proc_read = seq_read,
 	.proc_lseek = seq_lseek,
 	.proc_release = single_release,
+	.proc_write = sp_stats_write,
 };
 
 /* ---- config ---- */
