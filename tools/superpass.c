@@ -7,6 +7,7 @@
 #include "trace/trace_cli.h"
 #include "sim/sim.h"
 #include "replay/replay.h"
+#include "kmod/kmod.h"
 
 int bench_main(int argc, char **argv, int full_argc, char **full_argv);
 
@@ -20,7 +21,9 @@ static void usage(FILE *f)
 		   "       superpass analyze TRACE [--critical COMMS] [--tid TIDS] [--json F]\n"
 		   "                                 who blocked the critical threads, and why\n"
 		   "       superpass replay TRACE [--critical COMMS] [--policies LIST] [--workload F]\n"
-		   "                                 what each policy would have done in that trace\n");
+		   "                                 what each policy would have done in that trace\n"
+		   "       superpass kmod COMMAND        drive superpass.ko: status, mark, unmark, list,\n"
+		   "                                 stats, config (superpass kmod --help)\n");
 }
 
 int main(int argc, char **argv)
@@ -46,6 +49,8 @@ int main(int argc, char **argv)
 		return trace_analyze_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "replay"))
 		return replay_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "kmod"))
+		return kmod_main(argc - 1, argv + 1);
 	fprintf(stderr, "superpass: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * `superpass kmod`: drives superpass.ko through /proc/superpass
+ * (kmod/sp_kmod_proc.c is the other side of every file read or written
+ * here). One file per job: kmod_main.c (dispatch, help, status, config),
+ * kmod_proc.c (reading and writing the files, and saying clearly why that
+ * failed), kmod_tids.c (mark, unmark, list), kmod_stats.c (stats).
+ */
+#ifndef SP_TOOLS_KMOD_H
+#define SP_TOOLS_KMOD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Exit codes of every subcommand. */
+enum { KMOD_OK = 0, KMOD_FAIL = 1, KMOD_USAGE = 2 };
+
+/* `superpass kmod ...`: argv[0] is "kmod". */
+int kmod_main(int argc, char **argv);
+
+/* ---- kmod_proc.c ---- */
+/* The module's directory: /proc/superpass, or --proc DIR. */
+extern const char *kmod_dir;
+/* The directory exists (the module is loaded, or DIR was given). */
+bool kmod_present(void);
+/* Prints why nothing can be done without the module; returns KMOD_FAIL. */
+int kmod_not_loaded(void);
+/* Reads DIR/NAME whole into a NUL-terminated malloc'd buffer: 0 or -errno. */
+int kmod_read(const char *name, char **out);
+/* One write(2) of @text to DIR/NAME (the module parses one write at a
+ * time): 0 or -errno. */
+int kmod_write(const char *name, const char *text);
+/* One line on stderr: "superpass kmod: WHAT: REASON", REASON saying what
+ * -errno @err means for a write to DIR/NAME (privilege, a missing thread,
+ * the module refusing the input). */
+void kmod_write_error(const char *what, const char *name, int err);
+
+/* ---- kmod_tids.c ---- */
+int kmod_mark_main(int argc, char **argv, bool on);
+int kmod_list_main(int argc, char **argv);
+
+/* ---- kmod_stats.c ---- */
+int kmod_stats_main(int argc, char **argv);
+
+#endif /* SP_TOOLS_KMOD_H */

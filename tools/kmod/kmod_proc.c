@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Reading and writing /proc/superpass/{critical,stats,config}, and turning
+ * a failed write into a sentence. The module's errors (kmod/sp_kmod_proc.c):
+ * EPERM without CAP_SYS_NICE in the initial user namespace (checked for the
+ * opener and the writer), ESRCH for a tid that does not exist, EINVAL for
+ * input it refuses (its reason goes to the kernel log), ENOSPC when the
+ * core's task table is full.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kmod.h"
+
+const char *kmod_dir = "/proc/superpass";
+
+bool kmod_present(void)
+{
+	struct stat st;
+
+	return stat(kmod_dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int kmod_not_loaded(void)
+{
+	fprintf(stderr, "superpass kmod: superpass.ko is not loaded (no %s); load it with "
+		"`insmod build/kmod/superpass.ko` (or `modprobe superpass` after a DKMS install)\n",
+		kmod_dir);
+	return KMOD_FAIL;
+}
+
+static char *kmod_path(const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", kmod_dir, name) < 0)
+		return NULL;
+	return p;
+}
+
+int kmod_read(const char *name, char **out)
+{
+	size_t len = 0, cap = 4096;
+	char *path = kmod_path(name), *buf = NULL;
+	int fd, err = 0;
+
+	*out = NULL;
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	while (buf) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (!buf)
+		return -ENOMEM;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+int kmod_write(const char *name, const char *text)
+{
+	char *path = kmod_path(name);
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, err = 0;
+
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return -errno;
+	do
+		n = write(fd, text, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+void kmod_write_error(const char *what, const char *name, int err)
+{
+	const char *why;
+
+	switch (-err) {
+	case ENOENT:
+		if (!kmod_present()) {
+			fprintf(stderr, "superpass kmod: %s: superpass.ko is not loaded (no %s)\n",
+				what, kmod_dir);
+			return;
+		}
+		why = "the module has no such file (a different version of superpass.ko?)";
+		break;
+	case EPERM:
+	case EACCES:
+		why = "permission denied: writing to the module needs CAP_SYS_NICE in the initial "
+		      "user namespace (run as root; a user namespace's root is not enough)";
+		break;
+	case ESRCH:
+		why = "no such thread or process (ids are those of the writer's pid namespace)";
+		break;
+	case EINVAL:
+		why = "the module refused it; its reason is in the kernel log (dmesg | grep superpass)";
+		break;
+	case ENOSPC:
+		why = "the module's task table is full";
+		break;
+	default:
+		why = NULL;
+	}
+	if (why)
+		fprintf(stderr, "superpass kmod: %s: %s (%s/%s: %s)\n", what, why, kmod_dir, name,
+			strerror(-err));
+	else
+		fprintf(stderr, "superpass kmod: %s: %s/%s: %s\n", what, kmod_dir, name,
+			strerror(-err));
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * `superpass kmod stats [--json]`: /proc/superpass/stats as a table or as
+ * one JSON object (json-c). The file has one "name value" line per
+ * counter (the core's, include/superpass/stats.h, then the module's) and
+ * one "long_blocking key value ... KIND ..." line per recent blocking over
+ * 50 ms. Names are passed through as the module writes them, so a counter
+ * added there shows up here without a change. A value of "-" is a tid the
+ * reader may not see (kmod/sp_kmod_proc.c): JSON null.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "kmod.h"
+
+static bool kmod_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
+static struct json_object *kmod_json_value(const char *v)
+{
+	uint64_t u;
+
+	if (!strcmp(v, "-"))
+		return NULL;
+	if (kmod_parse_u64(v, &u))
+		return json_object_new_uint64(u);
+	return json_object_new_string(v);
+}
+
+/* "long_blocking tid 12 ms 80 mutex owner 9 ...": KEY VALUE pairs and one
+ * bare word, the lock kind. */
+static struct json_object *kmod_long_json(char *rest)
+{
+	struct json_object *o = json_object_new_object();
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(rest, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (!strcmp(tok, "mutex") || !strcmp(tok, "rwsem")) {
+			json_object_object_add(o, "kind", json_object_new_string(tok));
+			continue;
+		}
+		char *val = strtok_r(NULL, " ", &save);
+
+		json_object_object_add(o, tok, val ? kmod_json_value(val) : NULL);
+	}
+	return o;
+}
+
+static int kmod_stats_json(char *buf)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *longs = json_object_new_array();
+	char *save = NULL, *line;
+
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		if (!strcmp(line, "long_blocking"))
+			json_object_array_add(longs, kmod_long_json(sp + 1));
+		else
+			json_object_object_add(root, line, kmod_json_value(sp + 1));
+	}
+	json_object_object_add(root, "long_blockings", longs);
+	puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+	return KMOD_OK;
+}
+
+/* Durations in ns get a readable column too. */
+static void kmod_stats_row(const char *name, const char *val)
+{
+	size_t n = strlen(name);
+	uint64_t u;
+
+	if (n > 3 && !strcmp(name + n - 3, "_ns") && kmod_parse_u64(val, &u))
+		printf("%-28s %20s  %10.3f ms\n", name, val, (double)u / 1e6);
+	else
+		printf("%-28s %20s\n", name, val);
+}
+
+static int kmod_stats_table(char *buf)
+{
+	char *save = NULL, *line;
+	unsigned int nlong = 0;
+
+	printf("%-28s %20s\n", "counter", "value");
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		if (!strcmp(line, "long_blocking")) {
+			if (!nlong++)
+				printf("\nblockings over 50 ms (the last few; what the core knew at their end):\n");
+			printf("  %s\n", sp + 1);
+			continue;
+		}
+		kmod_stats_row(line, sp + 1);
+	}
+	return KMOD_OK;
+}
+
+int kmod_stats_main(int argc, char **argv)
+{
+	bool json = false;
+	char *buf;
+	int err, i, rc;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else {
+			fprintf(stderr, "superpass kmod stats: unknown option '%s' (only --json)\n",
+				argv[i]);
+			return KMOD_USAGE;
+		}
+	}
+	if (!kmod_present())
+		return kmod_not_loaded();
+	err = kmod_read("stats", &buf);
+	if (err) {
+		fprintf(stderr, "superpass kmod stats: %s/stats: %s\n", kmod_dir, strerror(-err));
+		return KMOD_FAIL;
+	}
+	rc = json ? kmod_stats_json(buf) : kmod_stats_table(buf);
+	free(buf);
+	return rc;
+}
