@@ -91,33 +91,10 @@ static void sp_free_maps(void)
 	sp_marked_procs = NULL;
 }
 
-/*
- * Kernels the module refuses, decided in this one place. PREEMPT_RT
- * (Debian's linux-image-rt-amd64, 6.1 and 6.12): struct mutex and
- * rw_semaphore are built on rt_mutex there, whose owner word and waiter
- * tree are not the ones sp_kmod_detect.c reads, and contention_begin
- * carries LCB_F_RT with the rt_mutex, not the mutex or rwsem. Such a
- * waiter already boosts its owner by priority inheritance (rt_mutex PI,
- * which helps only an RT waiter: kernel-notes.md). The probes also take
- * spinlock_t, which sleeps under PREEMPT_RT.
- */
-static int sp_kernel_check(void)
-{
-	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		pr_err("superpass: not loading: PREEMPT_RT kernel, where mutexes and rwsems are rt_mutex based and the detector cannot read their owners\n");
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
 static int __init sp_init(void)
 {
 	size_t map_bytes = BITS_TO_LONGS(SP_TID_LIMIT) * sizeof(unsigned long);
 	int ret;
-
-	ret = sp_kernel_check();
-	if (ret)
-		return ret;
 
 	if (sp_fifo_prio < 1 || sp_fifo_prio > 98) {
 		pr_warn("superpass: fifo_prio=%u out of range 1..98\n", sp_fifo_prio);

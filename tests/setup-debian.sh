@@ -10,6 +10,7 @@ packages=(
 	libjson-c-dev                             # superpass::sim reads rt-app JSON
 	rt-app                                    # the same workloads on the real kernel
 	linux-headers-amd64 kmod                  # kernel module build (6.1)
+	linux-headers-rt-amd64                    # kmod_build_rt: PREEMPT_RT is refused (6.1)
 	qemu-system-x86 linux-image-amd64         # kernel module end-to-end test (6.1)
 	dwarves                                   # pahole: the 6.12 headers' BTF step
 	busybox-static cpio

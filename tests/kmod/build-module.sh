@@ -15,7 +15,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SERIES=${1:-}
 if [ -z "${KDIR:-}" ]; then
-	KDIR=$(ls -d /usr/src/linux-headers-${SERIES:+$SERIES.}*-amd64 2>/dev/null | sort -V | tail -1 || true)
+	# Not the PREEMPT_RT headers (-rt-amd64): the module refuses them
+	# (build-rt-refusal.sh).
+	KDIR=$(ls -d /usr/src/linux-headers-${SERIES:+$SERIES.}*-amd64 2>/dev/null | grep -v -- '-rt-amd64$' | sort -V | tail -1 || true)
 	[ -n "$KDIR" ] || { echo "SKIP: no /usr/src/linux-headers-${SERIES:+$SERIES.}*-amd64 (tests/setup-debian.sh installs 6.1 and 6.12)"; exit "${SUPERPASS_SKIP_CODE:-77}"; }
 fi
 echo "== superpass.ko against $KDIR"
