@@ -67,6 +67,7 @@ struct sp_det_lock {
 	unsigned int nwait;      /* reported waiters blocked on it now */
 	u64 last_use;
 	u64 last_ns;             /* last contention by an interesting task */
+	pid_t hint;              /* the waiter its last release woke, until the word names an owner */
 };
 
 struct sp_det_waiter {
@@ -146,6 +147,7 @@ static struct sp_det_lock *sp_det_lock_get(unsigned long key, enum sp_lock_kind 
 	/* Publish the key last: the reader hooks read it without our lock. */
 	victim->kind = kind;
 	victim->nwait = 0;
+	victim->hint = 0;
 	WRITE_ONCE(victim->key, key);
 	sp_lock_declare(sp_core, key, kind);
 	l = victim;
@@ -217,6 +219,23 @@ static pid_t sp_det_word(void *lock, enum sp_lock_kind kind)
 		h = (struct task_struct *)(o & ~SP_RWSEM_FLAGS);
 	}
 	return h ? READ_ONCE(h->pid) : 0;
+}
+
+/*
+ * The owner to report for a lock whose word is @word: the word if it names
+ * one (which ends the hint), else the waiter its last release woke
+ * (sp_detect_release), which holds the lock as soon as it runs. Under
+ * sp_det.lock.
+ */
+static pid_t sp_det_word_or_hint(struct sp_det_lock *l, pid_t word)
+{
+	if (!l)
+		return word;
+	if (word) {
+		l->hint = 0;
+		return word;
+	}
+	return l->hint;
 }
 
 /* Readers holding the rwsem now: count >> RWSEM_READER_SHIFT (8). */
@@ -352,7 +371,7 @@ static void sp_det_block(void *lock, enum sp_lock_kind kind, enum sp_hold hold)
 	WRITE_ONCE(w->task, t);
 	atomic_inc(&sp_det.nr_waiting);
 	sp_det.st.blocks++;
-	sp_det_report(w, sp_det_word(lock, kind));
+	sp_det_report(w, sp_det_word_or_hint(l, sp_det_word(lock, kind)));
 	critical = test_bit(tid, sp_critical_map);
 	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
 	/* The core ticks while a critical task waits: start the ticks. */
@@ -496,6 +515,8 @@ static void sp_probe_end(void *data, void *lock, int ret)
 	acquired = ret == 0 && (w->kind != SP_LOCK_RWLOCK || sp_det.live);
 	sp_lock_unblocked(sp_core, w->tid, key, acquired);
 	l = sp_det_lock_find(key);
+	if (l && ret == 0)
+		l->hint = 0;  /* it is the owner now; the word says so */
 	sp_det_note_long(w, lock, l);
 	if (ret == 0 && !acquired && l && l->nwait > 1)
 		sp_det_handover(key, lock, w->kind, t);
@@ -572,7 +593,8 @@ void sp_detect_recheck_owners(void)
 	for (i = 0; i < SP_DET_WAITERS; i++) {
 		w = &sp_det.waiters[i];
 		if (w->task && !w->early)
-			sp_det_rereport(w, sp_det_word((void *)w->key, w->kind));
+			sp_det_rereport(w, sp_det_word_or_hint(sp_det_lock_find(w->key),
+				sp_det_word((void *)w->key, w->kind)));
 	}
 	rcu_read_unlock();
 	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
@@ -633,6 +655,123 @@ bool sp_detect_hooks_idle(bool forget)
 	return idle;
 }
 
+bool sp_detect_waited(unsigned long key)
+{
+	unsigned int i;
+
+	if (!atomic_read(&sp_det.nr_waiting))
+		return false;
+	for (i = 0; i < SP_DET_LOCKS; i++)
+		if (READ_ONCE(sp_det.locks[i].key) == key)
+			return READ_ONCE(sp_det.locks[i].nwait);
+	return false;
+}
+
+/* The heads of struct mutex_waiter (kernel/locking/mutex.h) and struct
+ * rwsem_waiter (kernel/locking/rwsem.c), private to the kernel and the
+ * same in 6.1 and 6.12: on the waiter's stack, linked on the lock's
+ * wait_list under its wait_lock. */
+struct sp_mutex_waiter_head {
+	struct list_head list;
+	struct task_struct *task;
+};
+
+struct sp_rwsem_waiter_head {
+	struct list_head list;
+	struct task_struct *task;
+	int type;                /* enum rwsem_waiter_type */
+};
+#define SP_RWSEM_WAITING_FOR_WRITE 0
+
+/*
+ * The task a release of @lock wakes (or hands it to): the first waiter;
+ * for an rwsem only a writer (readers at the front are handed the lock
+ * together: sp_det_queued_holders). The entry is on its stack, so it is
+ * read under wait_lock only, and with a trylock: the hook runs just
+ * before the release takes that lock itself and must never spin on it (a
+ * waiter queueing right now: no name this time, *@busy).
+ */
+static pid_t sp_det_first_waiter(void *lock, enum sp_lock_kind kind, bool *busy)
+{
+	struct sp_rwsem_waiter_head *rw;
+	struct list_head *head;
+	raw_spinlock_t *wl;
+	unsigned long flags;
+	pid_t tid = 0;
+
+	if (kind == SP_LOCK_MUTEX) {
+		wl = &((struct mutex *)lock)->wait_lock;
+		head = &((struct mutex *)lock)->wait_list;
+	} else {
+		wl = &((struct rw_semaphore *)lock)->wait_lock;
+		head = &((struct rw_semaphore *)lock)->wait_list;
+	}
+	if (!raw_spin_trylock_irqsave(wl, flags)) {
+		*busy = true;
+		return 0;
+	}
+	if (!list_empty(head)) {
+		if (kind == SP_LOCK_MUTEX) {
+			tid = READ_ONCE(list_first_entry(head, struct sp_mutex_waiter_head,
+							 list)->task->pid);
+		} else {
+			rw = list_first_entry(head, struct sp_rwsem_waiter_head, list);
+			if (READ_ONCE(rw->type) == SP_RWSEM_WAITING_FOR_WRITE)
+				tid = READ_ONCE(rw->task->pid);
+		}
+	}
+	raw_spin_unlock_irqrestore(wl, flags);
+	return tid;
+}
+
+/*
+ * current releases @lock, which reported tasks wait on (an rwsem: as its
+ * writer or last reader). Each of their waits is reported again: with the
+ * woken waiter as the owner (the core fast-tracks it now, before it has
+ * run to take the lock, and the releasing holder's grant ends), or with
+ * "free" to the woken one itself, whose contention_end follows. Until the
+ * word names an owner, the worker keeps reporting the woken waiter
+ * (sp_det_word_or_hint). A word that still names the releaser (read in
+ * the moment before the release clears it) ends the hint early: it is
+ * also what the word says when the releaser takes the lock back, as a
+ * looping holder does, and then it is the one to fast-track.
+ */
+void sp_detect_release(void *lock, enum sp_lock_kind kind)
+{
+	unsigned long key = (unsigned long)lock, flags;
+	struct sp_det_waiter *w;
+	struct sp_det_lock *l;
+	bool busy = false, to_reported = false;
+	pid_t next;
+	unsigned int i;
+
+	if (kind == SP_LOCK_RWLOCK &&
+	    (atomic_long_read(&((struct rw_semaphore *)lock)->owner) & SP_RWSEM_READER_OWNED) &&
+	    sp_det_readers_now(lock) > 1)
+		return;  /* not the last reader: nobody is woken */
+	next = sp_det_first_waiter(lock, kind, &busy);
+	raw_spin_lock_irqsave(&sp_det.lock, flags);
+	l = sp_det_lock_find(key);
+	if (!l || l->kind != kind || !l->nwait)
+		goto out;
+	sp_det.st.unlocks++;
+	if (busy)
+		sp_det.st.unlock_busy++;
+	l->hint = next;
+	for (i = 0; i < SP_DET_WAITERS; i++) {
+		w = &sp_det.waiters[i];
+		if (!w->task || w->early || w->key != key)
+			continue;
+		if (w->tid == next)
+			to_reported = true;
+		sp_det_rereport(w, w->tid == next ? 0 : next);
+	}
+	if (next && !to_reported)
+		sp_det.st.unlock_hints++;
+out:
+	raw_spin_unlock_irqrestore(&sp_det.lock, flags);
+}
+
 bool sp_detect_watched(unsigned long key)
 {
 	unsigned int i;
@@ -653,6 +792,8 @@ void sp_detect_reader_event(unsigned long key, enum sp_reader_op op)
 	raw_spin_lock_irqsave(&sp_det.lock, flags);
 	if (!sp_det.live || !sp_det_lock_find(key))
 		goto out;  /* disarming, or recycled meanwhile */
+	if (op == SP_RD_ACQUIRE || op == SP_WR_ACQUIRE)
+		sp_det_lock_find(key)->hint = 0;  /* taken: the core hears who */
 	switch (op) {
 	case SP_RD_ACQUIRE:
 		/* Reported already: queued early, or by its contention_end. */

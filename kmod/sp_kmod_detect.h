@@ -9,6 +9,8 @@
 
 #include <linux/types.h>
 
+#include <superpass/core.h>
+
 struct sp_detect_stats {
 	u64 blocks;          /* waits of interesting tasks reported */
 	u64 unblocks;
@@ -20,6 +22,9 @@ struct sp_detect_stats {
 	u64 reader_events;   /* reader hook events on watched locks */
 	u64 reader_hints;    /* queued readers reported as holders before they ran */
 	u64 exits;
+	u64 unlocks;           /* releases of waited-on locks that wake a waiter */
+	u64 unlock_hints;      /* ... whose next owner was named before it ran */
+	u64 unlock_busy;       /* ... whose wait list was busy (no name) */
 	u64 fork_marks;        /* new threads of marked processes marked */
 	u64 fork_mark_errors;  /* ... that the core could not take (table full) */
 };
@@ -55,6 +60,14 @@ void sp_detect_hooks_live(void);
  * then every rwsem is forgotten, since its releases will go unseen);
  * otherwise stops taking hook events and returns true. */
 bool sp_detect_hooks_idle(bool forget);
+
+/* ---- the release hooks (sp_kmod_unlock.c, sp_kmod_readers.c) ---- */
+/* Does a reported task wait on lock @key now? Any context, lock-free. */
+bool sp_detect_waited(unsigned long key);
+/* current is releasing @lock (a mutex with waiters; an rwsem's writer or
+ * a reader): if that wakes a waiter, its holder's grant ends and the
+ * waiter it wakes is named as the next owner. */
+void sp_detect_release(void *lock, enum sp_lock_kind kind);
 
 /* ---- the reader hooks ---- */
 /* Is @key a lock an interesting task contended on, with the hooks live? */

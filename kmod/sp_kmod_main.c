@@ -19,6 +19,7 @@
 #include "sp_kmod_detect.h"
 #include "sp_kmod_proc.h"
 #include "sp_kmod_readers.h"
+#include "sp_kmod_unlock.h"
 #include "sp_kmod_worker.h"
 
 struct sp_core *sp_core;
@@ -52,6 +53,10 @@ bool sp_param_readers = true;
 module_param_named(readers, sp_param_readers, bool, 0444);
 MODULE_PARM_DESC(readers, "hook down_read/up_read to track rwsem readers");
 bool sp_readers_on = true;
+
+static bool sp_param_unlock = true;
+module_param_named(unlock_hook, sp_param_unlock, bool, 0444);
+MODULE_PARM_DESC(unlock_hook, "hook __mutex_unlock_slowpath: see mutex releases and handoffs at once");
 
 static bool sp_param_selftest = true;
 module_param_named(selftest, sp_param_selftest, bool, 0444);
@@ -138,15 +143,19 @@ static int __init sp_init(void)
 		if (ret)
 			goto err_detect;
 	}
+	/* Not fatal: without it releases are seen at the next tick. */
+	if (sp_param_unlock)
+		sp_unlock_init();
 	ret = sp_proc_init();
 	if (ret)
-		goto err_readers;
-	pr_info("superpass: %s loaded (depth=%u K=%u budget=%ums fifo_prio=%u readers=%d)\n",
+		goto err_unlock;
+	pr_info("superpass: %s loaded (depth=%u K=%u budget=%ums fifo_prio=%u readers=%d unlock_hook=%d)\n",
 		SUPERPASS_VERSION, sp_param_depth, sp_param_readers_k, sp_param_budget_ms,
-		sp_fifo_prio, sp_param_readers);
+		sp_fifo_prio, sp_param_readers, sp_unlock_registered());
 	return 0;
 
-err_readers:
+err_unlock:
+	sp_unlock_exit();
 	if (sp_param_readers)
 		sp_readers_exit();
 err_detect:
@@ -169,6 +178,7 @@ err_maps:
 static void __exit sp_exit(void)
 {
 	sp_proc_exit();
+	sp_unlock_exit();
 	if (sp_param_readers)
 		sp_readers_exit();
 	sp_detect_exit();

@@ -50,6 +50,7 @@
 #include "sp_kmod_detect.h"
 #include "sp_kmod_proc.h"
 #include "sp_kmod_readers.h"
+#include "sp_kmod_unlock.h"
 #include "sp_kmod_worker.h"
 
 #define SP_MARK_MAX 256u   /* threads (un)marked by one write */
@@ -282,6 +283,11 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "detect_reader_events %llu\n", d.reader_events);
 	seq_printf(m, "detect_reader_hints %llu\n", d.reader_hints);
 	seq_printf(m, "detect_exits %llu\n", d.exits);
+	seq_printf(m, "detect_unlocks %llu\n", d.unlocks);
+	seq_printf(m, "detect_unlock_hints %llu\n", d.unlock_hints);
+	seq_printf(m, "detect_unlock_busy %llu\n", d.unlock_busy);
+	seq_printf(m, "unlock_hook %d\n", sp_unlock_registered());
+	seq_printf(m, "unlock_hook_misses %llu\n", sp_unlock_missed());
 	seq_printf(m, "detect_fork_marks %llu\n", d.fork_marks);
 	seq_printf(m, "detect_fork_mark_errors %llu\n", d.fork_mark_errors);
 	sp_readers_state(&armed, &arms);

@@ -113,14 +113,29 @@ static int sp_hook_at_entry(struct pt_regs *regs, enum sp_reader_op op)
 	return 0;
 }
 
+/* A release of a lock a reported task waits on also names the waiter it
+ * wakes (sp_detect_release): at nice 19 it may not run for long, and
+ * until its down_write() returns nothing else tells who holds the lock. */
+static int sp_release_at_entry(struct pt_regs *regs, enum sp_reader_op op)
+{
+	unsigned long key = regs_get_kernel_argument(regs, 0);
+
+	if (!sp_detect_watched(key))
+		return 0;
+	sp_detect_reader_event(key, op);
+	if (sp_detect_waited(key))
+		sp_detect_release((void *)key, SP_LOCK_RWLOCK);
+	return 0;
+}
+
 static int sp_up_read_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	return sp_hook_at_entry(regs, SP_RD_RELEASE);
+	return sp_release_at_entry(regs, SP_RD_RELEASE);
 }
 
 static int sp_up_write_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	return sp_hook_at_entry(regs, SP_WR_RELEASE);
+	return sp_release_at_entry(regs, SP_WR_RELEASE);
 }
 
 static int sp_downgrade_pre(struct kprobe *p, struct pt_regs *regs)
