@@ -92,6 +92,8 @@ check unmark_pid $ok ""
 if echo 999999 > /proc/superpass/critical 2>/dev/null; then ok=0; else ok=1; fi
 check unknown_tid_rejected $ok ""
 wait $spw_pid
+# superpass kmod, marked processes' later threads, the privilege gate.
+. /guest-interface.sh
 if rmmod superpass; then ok=1; else ok=0; fi
 check rmmod_readers_off $ok ""
 dmesg > /tmp/dmesg.all

@@ -6,7 +6,12 @@
 # and judge the "SPT" lines the guest prints on its serial console.
 #
 #   tests/kmod/run-qemu-test.sh [--kernel SERIES|RELEASE] [--workdir DIR]
-#                               [--seconds N] [--timeout S]
+#                               [--seconds N] [--timeout S] [--superpass BIN]
+#
+# --superpass: the `superpass` command the guest uses (`superpass kmod`;
+# ctest passes the one it built); default build/tools/superpass. It is
+# dynamically linked, so its libraries and loader go into the initramfs at
+# the paths ldd gives.
 #
 # --kernel 6.1 / 6.12: the newest /boot/vmlinuz-SERIES.*-amd64 with matching
 # headers; --kernel 6.12.95+deb12-amd64: that release. Without it, the
@@ -23,6 +28,7 @@ WORK=${TMPDIR:-/tmp}/superpass-qemu
 SECS=6
 TIMEOUT=300
 KSEL=""
+SPBIN=$ROOT/build/tools/superpass
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -30,7 +36,8 @@ while [ $# -gt 0 ]; do
 	--seconds) SECS=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--kernel) KSEL=$2; shift 2 ;;
-	*) echo "usage: $0 [--kernel SERIES|RELEASE] [--workdir DIR] [--seconds N] [--timeout S]" >&2; exit 2 ;;
+	--superpass) SPBIN=$2; shift 2 ;;
+	*) echo "usage: $0 [--kernel SERIES|RELEASE] [--workdir DIR] [--seconds N] [--timeout S] [--superpass BIN]" >&2; exit 2 ;;
 	esac
 done
 
@@ -47,7 +54,8 @@ case "$KSEL" in
 *) pat="/boot/vmlinuz-$KSEL.*-amd64" ;;
 esac
 KVER=""
-for img in $(ls -v $pat 2>/dev/null); do
+# Never a PREEMPT_RT image by default (the module refuses those kernels).
+for img in $(ls -v $pat 2>/dev/null | { [[ "$KSEL" == *-rt-amd64 ]] && cat || grep -v -- '-rt-amd64$'; }); do
 	v=${img#/boot/vmlinuz-}
 	if [ -d "/usr/src/linux-headers-$v" ] || [ -d "/lib/modules/$v/build" ]; then KVER=$v; fi
 done
@@ -82,8 +90,11 @@ BUSYBOX=/bin/busybox
 command -v cpio >/dev/null || skip "cpio missing (apt-get install cpio)"
 [ -e /usr/lib/x86_64-linux-gnu/libpthread.a ] || [ -e /usr/lib/x86_64-linux-gnu/libc.a ] || skip "static libc missing (libc6-dev)"
 
+[ -x "$SPBIN" ] || die "no superpass command at $SPBIN (build it: cmake --build build --target superpass-cli; or give --superpass BIN)"
+
 rm -rf "$WORK"
-mkdir -p "$WORK/root/bin" "$WORK/root/proc" "$WORK/root/sys" "$WORK/root/dev" "$WORK/root/tmp"
+mkdir -p "$WORK/root/bin" "$WORK/root/proc" "$WORK/root/sys" "$WORK/root/dev" "$WORK/root/tmp" \
+	"$WORK/root/usr/bin" "$WORK/root/etc"
 
 echo "== building superpass.ko for $KVER ($KDIR)"
 make -s -C "$ROOT/kmod" KDIR="$KDIR" OUT="$(cd "$WORK" && pwd)/kbuild" >"$WORK/kbuild.log" 2>&1 || { cat "$WORK/kbuild.log"; die "module build"; }
@@ -91,6 +102,19 @@ echo "== building the static workload"
 gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
 	-o "$WORK/root/spw" "$HERE/sp_kmod_workload.c" || die "workload build"
 
+gcc -static -O2 -Wall -Wextra -Werror -pthread \
+	-o "$WORK/root/sp-late" "$HERE/sp_kmod_late.c" || die "sp-late build"
+# The guest's superpass command and everything ldd says it loads.
+cp "$SPBIN" "$WORK/root/usr/bin/superpass"
+for lib in $(ldd "$SPBIN" | grep -oE '/[^ ]+'); do
+	mkdir -p "$WORK/root$(dirname "$lib")"
+	cp -L "$lib" "$WORK/root$lib"
+done
+# The unprivileged user of the privilege checks (busybox su needs it).
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$WORK/root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$WORK/root/etc/group"
+cp "$HERE/guest-interface.sh" "$HERE/guest-attempts.sh" "$WORK/root/"
+chmod 755 "$WORK/root/guest-attempts.sh"
 cp "$BUSYBOX" "$WORK/root/bin/busybox"
 ln -s busybox "$WORK/root/bin/sh"
 cp "$WORK/kbuild/superpass.ko" "$WORK/root/"
@@ -143,7 +167,15 @@ want() { # a check that must be reported PASS
 }
 for c in dmesg_clean load_readers_off config_reader_tracking_off config_set_fifo_prio \
 	config_depth_is_load_time config_readers_need_hooks mark_pid_marks_threads unmark_pid \
-	unknown_tid_rejected rmmod_readers_off cycles_under_load; do
+	unknown_tid_rejected rmmod_readers_off cycles_under_load \
+	cli_status cli_config_set cli_config_load_time cli_config_unknown_key cli_config_refused \
+	cli_mark_unknown_tid module_unknown_tid_esrch cli_stats_table cli_stats_json cli_list \
+	fork_mark_pid fork_marks_new_threads fork_child_process_not_marked fork_unmark_pid \
+	fork_unmarked_stays_unmarked fork_marks_counted \
+	sec_writes_denied_nobody sec_writes_denied_userns-root sec_writes_denied_userns-nobody \
+	sec_writes_denied_nobody-fd sec_stats_readable_nobody sec_stats_readable_userns-root \
+	sec_stats_readable_userns-nobody sec_stats_readable_nobody-fd sec_nothing_changed \
+	sec_critical_shows_own_threads_only; do
 	want $c
 done
 for sc in $SCENARIOS; do
@@ -186,6 +218,14 @@ for sc in $SCENARIOS; do
 	else
 		echo "FAIL ${sc}_stats_complete (missing:${missing:- the list in stats.h})"; fails=$((fails + 1))
 	fi
+	# The mutex release hook is on, and in fpos (f_pos_lock, a mutex) it saw
+	# the holders release.
+	uh=$(fig module _STATS unlock_hook)
+	if [ "${uh:-0}" = 1 ]; then echo "ok   ${sc}_unlock_hook"; else echo "FAIL ${sc}_unlock_hook (${uh:-missing})"; fails=$((fails + 1)); fi
+	if [ $sc = fpos ]; then
+		un=$(fig module _STATS detect_unlocks)
+		if [ "${un:-0}" -gt 0 ]; then echo "ok   ${sc}_unlocks_seen ($un)"; else echo "FAIL ${sc}_unlocks_seen"; fails=$((fails + 1)); fi
+	fi
 	bad=$(fig module _STATS bad_events)
 	if [ "${bad:-x}" = 0 ]; then echo "ok   ${sc}_no_bad_events"; else echo "FAIL ${sc}_no_bad_events (${bad:-missing})"; fails=$((fails + 1)); fi
 done
@@ -218,7 +258,8 @@ for sc in $SCENARIOS; do
 		throttles ends_throttle grants_refused owner_updates deadlocks stale_events bad_events \
 		acquires releases detect_blocks detect_rereports detect_no_owner reader_hook_arms \
 		detect_lock_expiries reader_overflows detect_reader_events detect_reader_hints \
-		act_boosts act_restores worker_ticks queue_pushes queue_dups; do
+		act_boosts act_restores worker_ticks queue_pushes queue_dups detect_unlocks \
+		detect_unlock_hints detect_unlock_busy; do
 		printf "%s module stats %s %s\n" $sc $k "$(sed -n "s/^SPT $sc module SPW_STATS $k //p" "$WORK/spt.txt" | head -1)"
 	done
 done

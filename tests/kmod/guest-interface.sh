@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Sourced by guest-init.sh (it defines check()) with superpass.ko loaded
+# and nothing marked: `superpass kmod`, the threads a marked process
+# creates later (the fork probe), and the privilege gate of
+# /proc/superpass (issue 13). Prints SPT_CHECK lines; run-qemu-test.sh
+# lists the names it wants.
+SP=/usr/bin/superpass
+# $1: file, $2: text; 1 if the file has a line matching it.
+has() { grep -qE "$2" "$1" && echo 1 || echo 0; }
+# The tids and thread count of `critical` as root sees it.
+marked() { tr '\n' ' ' </proc/superpass/critical; }
+nmarked() { wc -l </proc/superpass/critical; }
+# Waits up to 60 s for a file (TCG is slow, but nothing here is timed).
+await() { i=0; while [ ! -e "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; [ -e "$1" ]; }
+
+# ---- superpass kmod ----
+$SP kmod status >/tmp/cli.out 2>&1; rc=$?
+sed "s/^/SPT cli status /" /tmp/cli.out
+ver=$(cat /sys/module/superpass/version)
+[ $rc = 0 ] && [ "$(has /tmp/cli.out '^superpass.ko: loaded')" = 1 ] &&
+	[ "$(has /tmp/cli.out "^version +$ver\$")" = 1 ] &&
+	[ "$(awk '$1 == "kernel" { print $2 }' /tmp/cli.out)" = "$(uname -r)" ] &&
+	[ "$(has /tmp/cli.out '^  fifo_prio [0-9]+$')" = 1 ] &&
+	[ "$(has /tmp/cli.out '^marked +0 threads$')" = 1 ] && ok=1 || ok=0
+check cli_status $ok "rc $rc"
+$SP kmod config fifo_prio 9 && $SP kmod config | grep -q "^fifo_prio 9$" && ok=1 || ok=0
+check cli_config_set $ok ""
+$SP kmod config depth 3 >/tmp/cli.out 2>&1; rc=$?
+[ $rc = 1 ] && [ "$(has /tmp/cli.out 'fixed at load time')" = 1 ] && ok=1 || ok=0
+check cli_config_load_time $ok "rc $rc"
+$SP kmod config bogus 1 >/tmp/cli.out 2>&1; rc=$?
+[ $rc = 1 ] && [ "$(has /tmp/cli.out "unknown key 'bogus'")" = 1 ] && ok=1 || ok=0
+check cli_config_unknown_key $ok "rc $rc"
+$SP kmod config fifo_prio 0 >/tmp/cli.out 2>&1; rc=$?
+[ $rc = 1 ] && [ "$(has /tmp/cli.out 'module refused it')" = 1 ] &&
+	$SP kmod config | grep -q "^fifo_prio 9$" && ok=1 || ok=0
+check cli_config_refused $ok "rc $rc"
+$SP kmod mark 999999 >/tmp/cli.out 2>&1; rc=$?
+[ $rc = 1 ] && [ "$(has /tmp/cli.out 'no such thread or process')" = 1 ] && ok=1 || ok=0
+check cli_mark_unknown_tid $ok "rc $rc"
+# The module's own answer for a tid that is gone (no CLI pre-check).
+echo 999999 >/proc/superpass/critical 2>/tmp/cli.out
+[ "$(has /tmp/cli.out 'No such process')" = 1 ] && ok=1 || ok=0
+check module_unknown_tid_esrch $ok "$(cat /tmp/cli.out)"
+$SP kmod stats >/tmp/cli.out 2>&1; rc=$?
+[ $rc = 0 ] && [ "$(has /tmp/cli.out '^blockings +[0-9]+$')" = 1 ] &&
+	[ "$(has /tmp/cli.out '^blocking_p999_ns +[0-9]+ +[0-9.]+ ms$')" = 1 ] && ok=1 || ok=0
+check cli_stats_table $ok "rc $rc"
+$SP kmod stats --json >/tmp/cli.out 2>&1; rc=$?
+[ $rc = 0 ] && [ "$(has /tmp/cli.out '"blockings": ?[0-9]+')" = 1 ] &&
+	[ "$(has /tmp/cli.out '"long_blockings": ?\[')" = 1 ] && ok=1 || ok=0
+check cli_stats_json $ok "rc $rc"
+
+# ---- a marked process's later threads (sched_process_fork) ----
+rm -rf /tmp/late && mkdir /tmp/late
+/sp-late /tmp/late &
+lpid=$!
+$SP kmod mark $lpid >/dev/null && [ "$(marked)" = "$lpid " ] && ok=1 || ok=0
+check fork_mark_pid $ok "marked: $(marked)"
+touch /tmp/late/go1
+await /tmp/late/batch1
+b1=$(grep -v child /tmp/late/batch1 | tr '\n' ' ')
+child=$(sed -n 's/^child //p' /tmp/late/batch1)
+ok=1
+for t in $lpid $b1; do echo " $(marked)" | grep -q " $t " || ok=0; done
+[ "$(nmarked)" = 4 ] || ok=0
+check fork_marks_new_threads $ok "threads $lpid $b1; marked: $(marked)"
+echo " $(marked)" | grep -q " $child " && ok=0 || ok=1
+check fork_child_process_not_marked $ok "child $child; marked: $(marked)"
+$SP kmod list >/tmp/cli.out 2>&1
+sed "s/^/SPT cli list /" /tmp/cli.out
+[ "$(grep -c " $lpid  sp-late$" /tmp/cli.out)" = 4 ] && ok=1 || ok=0
+check cli_list $ok ""
+$SP kmod unmark $lpid >/dev/null && [ "$(nmarked)" = 0 ] && ok=1 || ok=0
+check fork_unmark_pid $ok "marked: $(marked)"
+touch /tmp/late/go2
+await /tmp/late/batch2
+[ "$(nmarked)" = 0 ] && ok=1 || ok=0
+check fork_unmarked_stays_unmarked $ok "new threads $(tr '\n' ' ' </tmp/late/batch2); marked: $(marked)"
+fm=$(sed -n 's/^detect_fork_marks //p' /proc/superpass/stats)
+[ "${fm:-0}" -ge 3 ] && ok=1 || ok=0
+check fork_marks_counted $ok "detect_fork_marks ${fm:-missing}"
+touch /tmp/late/stop
+wait $lpid
+
+# ---- the privilege gate ----
+# A root-owned inversion, not marked, and a process of user nobody.
+# It runs until killed: under TCG the attempts below take anything from
+# 10 s to a minute.
+/spw --scenario inode --seconds 3600 >/dev/null &
+wpid=$!
+su -s /bin/sh nobody -c 'exec sleep 60' &
+npid=$!
+# Until su has become nobody's sleep and the inversion has all its 8
+# threads (main, 2 holders, 4 hogs, the critical one).
+i=0
+while { [ "$(sed -n 's/^Uid:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$npid/status)" != 65534 ] ||
+	[ "$(ls /proc/$wpid/task | wc -l)" != 8 ]; } && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+# tid, nice, policy of every thread of the inversion.
+sched_of() { for t in /proc/$wpid/task/*; do awk '{ print $1, $19, $41 }' $t/stat; done | sort; }
+sched_before=$(sched_of)
+boosts_before=$(sed -n 's/^act_boosts //p' /proc/superpass/stats)
+config_before=$(cat /proc/superpass/config)
+as_nobody() { su -s /bin/sh nobody -c "$*"; }
+as_nobody /guest-attempts.sh nobody $wpid $npid >/tmp/att.out 2>&1
+unshare -U -r /guest-attempts.sh userns-root $wpid $npid >>/tmp/att.out 2>&1
+as_nobody unshare -U -r /guest-attempts.sh userns-nobody $wpid $npid >>/tmp/att.out 2>&1
+exec 3>/proc/superpass/critical
+as_nobody /guest-attempts.sh nobody-fd $wpid $npid fd >>/tmp/att.out 2>&1
+exec 3>&-
+sed "s/^/SPT sec /" /tmp/att.out
+for l in nobody userns-root userns-nobody nobody-fd; do
+	case $l in userns-*) uid=0 ;; *) uid=65534 ;; esac
+	n=$(grep -c "^SPT_DENIED $l .* ok$" /tmp/att.out)
+	want=9
+	[ $l = nobody-fd ] && want=10
+	[ "$(has /tmp/att.out "^SPT_IDENT $l uid $uid ")" = 1 ] &&
+		! grep -q "^SPT_DENIED $l .* BAD" /tmp/att.out && [ "$n" = $want ] && ok=1 || ok=0
+	check sec_writes_denied_$l $ok "$n of $want refused; $(grep "^SPT_DENIED $l .* BAD" /tmp/att.out | head -2 | tr '\n' ' ')"
+	[ "$(has /tmp/att.out "^SPT_READ $l stats ok")" = 1 ] && ok=1 || ok=0
+	check sec_stats_readable_$l $ok ""
+done
+[ "$(sched_of)" = "$sched_before" ] && [ "$(nmarked)" = 0 ] &&
+	[ "$(sed -n 's/^act_boosts //p' /proc/superpass/stats)" = "$boosts_before" ] &&
+	[ "$(cat /proc/superpass/config)" = "$config_before" ] && ok=1 || ok=0
+check sec_nothing_changed $ok "marked $(nmarked), act_boosts $boosts_before -> $(sed -n 's/^act_boosts //p' /proc/superpass/stats)"
+
+# What a reader sees: root marks both processes; nobody sees only its own.
+$SP kmod mark $wpid $npid >/dev/null
+all=$(marked)
+as_nobody /guest-attempts.sh nobody-reads $wpid $npid >/tmp/att.out 2>&1
+seen=$(sed -n 's/^SPT_SEES nobody-reads critical //p' /tmp/att.out)
+[ "$seen" = "$npid " ] && echo " $all" | grep -q " $npid " &&
+	[ "$(echo $all | wc -w)" -gt 2 ] && ok=1 || ok=0
+check sec_critical_shows_own_threads_only $ok "root sees: $all; nobody sees: $seen"
+# Long blockings of root's threads, if the marked inversion made any
+# over 50 ms by now, show neither tid nor owner to nobody.
+sleep 6
+as_nobody /guest-attempts.sh nobody-reads $wpid $npid >/tmp/att.out 2>&1
+nlong=$(grep -c "^SPT_SEES nobody-reads long_blocking" /tmp/att.out)
+if [ "$nlong" -gt 0 ]; then
+	grep "^SPT_SEES nobody-reads long_blocking" /tmp/att.out | grep -v " tid - .* owner - " >/tmp/att.bad
+	[ ! -s /tmp/att.bad ] && [ "$(grep -c '^long_blocking tid [0-9]' /proc/superpass/stats)" -gt 0 ] && ok=1 || ok=0
+	check sec_long_blockings_hide_tids $ok "$nlong lines; shown to nobody: $(head -1 /tmp/att.bad)"
+else
+	echo "SPT note no blocking over 50 ms in the privilege phase: long_blocking visibility not checked"
+fi
+$SP kmod unmark $wpid $npid >/dev/null
+kill $wpid $npid 2>/dev/null
+wait $wpid 2>/dev/null
+wait $npid 2>/dev/null
