@@ -78,7 +78,7 @@ printf '%s\n' 'blockings 42' 'grants 7' 'blocking_p50_ns 1500000' 'blocking_p999
 f=(--proc "$fake")
 expect status_fake 0 '^marked +1 threads$' "$SP" kmod "${f[@]}" status
 expect status_config 0 '^  throttle_permille 500$' "$SP" kmod "${f[@]}" status
-expect list_fake 0 "^ *$$ +$$  bash$" "$SP" kmod "${f[@]}" list
+expect list_fake 0 "^ *$$ +$$  $(cat /proc/$$/comm)\$" "$SP" kmod "${f[@]}" list
 expect stats_row 0 '^grants +7$' "$SP" kmod "${f[@]}" stats
 expect stats_ns_in_ms 0 '^blocking_p999_ns +81000000 +81.000 ms$' "$SP" kmod "${f[@]}" stats
 expect stats_long 0 '^  tid 321 ms 81 rwsem owner 654' "$SP" kmod "${f[@]}" stats
