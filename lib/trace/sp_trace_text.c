@@ -257,60 +257,62 @@ static int plugin_task(const char *p, const char *e, char *comm, int32_t *pid, i
 	return 0;
 }
 
+/* One side of a sched_switch in the kernel's key=value form, "X_comm=C
+ * X_pid=N X_prio=N" with X "prev" or "next" (@k: "prev_comm=", " prev_pid=",
+ * " prev_prio=" or the next ones): in that order from @p in one pass (the
+ * kernel's format), else found key by key. */
+struct sw_keys {
+	const char *comm, *pid, *prio; /* "X_comm=", " X_pid=", " X_prio=" */
+};
+
+static int sw_side(const char *p, const char *e, const struct sw_keys *k, char *comm,
+		   int32_t *pid, int32_t *prio, const char **after)
+{
+	size_t nc = strlen(k->comm), np = strlen(k->pid), nr = strlen(k->prio);
+	const char *q, *v;
+	int rc;
+
+	if ((size_t)(e - p) > nc && !memcmp(p, k->comm, nc) && (v = find(p + nc, e, k->pid))) {
+		copy_comm(comm, p + nc, v);
+		q = v + np;
+		if (parse_i32(&q, e, pid))
+			return -SP_TRSK_BAD_VALUE;
+		if ((size_t)(e - q) >= nr && !memcmp(q, k->prio, nr)) {
+			q += nr;
+			*after = q;
+			return parse_i32(after, e, prio) ? -SP_TRSK_BAD_VALUE : 0;
+		}
+	}
+	*after = NULL;
+	if ((rc = kv_comm(p, e, k->comm, k->pid, comm)) || (rc = kv_i32(p, e, k->pid + 1, pid)) ||
+	    (rc = kv_i32(p, e, k->prio + 1, prio)))
+		return rc;
+	return 0;
+}
+
 static int parse_switch(const char *p, const char *e, struct sp_trace_event *ev)
 {
+	static const struct sw_keys prev = { "prev_comm=", " prev_pid=", " prev_prio=" };
+	static const struct sw_keys next = { "next_comm=", " next_pid=", " next_prio=" };
 	const char *arrow = find(p, e, " ==> ");
 	int rc;
 
 	if (!arrow)
 		return -SP_TRSK_MISSING_FIELD;
-	if (e - p > 10 && !memcmp(p, "prev_comm=", 10)) {
-		/* the kernel's order: prev_comm prev_pid prev_prio prev_state ==> next_... */
-		const char *q = p + 10, *v;
+	if ((e - p > 10 && !memcmp(p, "prev_comm=", 10)) || kv(p, arrow, "prev_pid=")) {
+		const char *st, *after;
 
-		if (!(v = find(q, arrow, " prev_pid=")))
-			return -SP_TRSK_MISSING_FIELD;
-		copy_comm(ev->u.sw.prev_comm, q, v);
-		q = v + 10;
-		if (parse_i32(&q, arrow, &ev->u.sw.prev_pid))
-			return -SP_TRSK_BAD_VALUE;
-		if (arrow - q < 11 || memcmp(q, " prev_prio=", 11))
-			return -SP_TRSK_MISSING_FIELD;
-		q += 11;
-		if (parse_i32(&q, arrow, &ev->u.sw.prev_prio))
-			return -SP_TRSK_BAD_VALUE;
-		if (arrow - q < 12 || memcmp(q, " prev_state=", 12))
-			return -SP_TRSK_MISSING_FIELD;
-		ev->u.sw.prev_state = prev_state_of(q + 12, arrow);
-		q = arrow + 5;
-		if (e - q < 10 || memcmp(q, "next_comm=", 10))
-			return -SP_TRSK_MISSING_FIELD;
-		q += 10;
-		if (!(v = find(q, e, " next_pid=")))
-			return -SP_TRSK_MISSING_FIELD;
-		copy_comm(ev->u.sw.next_comm, q, v);
-		q = v + 10;
-		if (parse_i32(&q, e, &ev->u.sw.next_pid))
-			return -SP_TRSK_BAD_VALUE;
-		if (e - q < 11 || memcmp(q, " next_prio=", 11))
-			return -SP_TRSK_MISSING_FIELD;
-		q += 11;
-		if (parse_i32(&q, e, &ev->u.sw.next_prio))
-			return -SP_TRSK_BAD_VALUE;
-	} else if (kv(p, arrow, "prev_pid=")) {
-		const char *st;
-
-		if ((rc = kv_comm(p, arrow, "prev_comm=", " prev_pid=", ev->u.sw.prev_comm)) ||
-		    (rc = kv_i32(p, arrow, "prev_pid=", &ev->u.sw.prev_pid)) ||
-		    (rc = kv_i32(p, arrow, "prev_prio=", &ev->u.sw.prev_prio)))
+		if ((rc = sw_side(p, arrow, &prev, ev->u.sw.prev_comm, &ev->u.sw.prev_pid,
+				  &ev->u.sw.prev_prio, &after)))
 			return rc;
-		st = kv(p, arrow, "prev_state=");
+		/* the kernel's order puts prev_state right after prev_prio */
+		st = after && arrow - after >= 12 && !memcmp(after, " prev_state=", 12)
+		     ? after + 12 : kv(p, arrow, "prev_state=");
 		if (!st)
 			return -SP_TRSK_MISSING_FIELD;
 		ev->u.sw.prev_state = prev_state_of(st, arrow);
-		if ((rc = kv_comm(arrow, e, "next_comm=", " next_pid=", ev->u.sw.next_comm)) ||
-		    (rc = kv_i32(arrow, e, "next_pid=", &ev->u.sw.next_pid)) ||
-		    (rc = kv_i32(arrow, e, "next_prio=", &ev->u.sw.next_prio)))
+		if ((rc = sw_side(arrow + 5, e, &next, ev->u.sw.next_comm, &ev->u.sw.next_pid,
+				  &ev->u.sw.next_prio, &after)))
 			return rc;
 	} else {
 		const char *after;
