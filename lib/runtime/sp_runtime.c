@@ -7,7 +7,7 @@
  * held by threads that no longer exist, so the child turns the runtime off
  * (locks keep their pthread behaviour, nothing is tracked or boosted) and
  * makes sure the forking thread's copy is not boosted. Process exit: every
- * boost is restored and new grants are refused.
+ * boost is restored, new grants are refused and the worker is stopped.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -67,6 +67,9 @@ void sp_rt_process_exit(void)
 	sp_rt_enter();
 	sp_act_set_exiting();
 	sp_act_restore_all();
+	/* Nothing left for the worker: it goes now rather than run, or exit
+	 * idle unjoined, during the rest of exit (TSan calls that a leak). */
+	sp_wk_stop();
 	sp_rt_leave();
 }
 

@@ -42,12 +42,25 @@ static int skip_test(const char *why)
  * Runs argv with exactly the environment @env (NULL-terminated), stdout and
  * stderr into out[]; returns the exit status, or 128 + the signal.
  */
-static int run(char *const argv[], char *const env[])
+static int run(char *const argv[], char *const env_in[])
 {
+	/* @env_in, and TSAN_OPTIONS (its suppressions) when set. */
+	static char tsan[1200];
+	char *env[16];
+	size_t ne = 0;
 	int pipefd[2], status;
 	ssize_t n, total = 0;
 	pid_t pid;
 
+	while (env_in[ne] && ne < 14) {
+		env[ne] = env_in[ne];
+		ne++;
+	}
+	if (getenv("TSAN_OPTIONS")) {
+		snprintf(tsan, sizeof(tsan), "TSAN_OPTIONS=%s", getenv("TSAN_OPTIONS"));
+		env[ne++] = tsan;
+	}
+	env[ne] = NULL;
 	assert_int_equal(pipe(pipefd), 0);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -235,6 +248,13 @@ static void test_setpriv_sequence_with_worker_alive(void **state)
 	char *argv[] = { SP_PROBE_PATH, "contend", "20000", "creds", NULL };
 
 	(void)state;
+	if (strstr(SP_SAN_RUNTIME, "tsan")) {
+		/* TSan's own background thread (created with the first
+		 * pthread_create of the instrumented probe) has just the
+		 * per-thread capability problem this test checks for ours:
+		 * glibc aborts in it. Plain and ASan builds run it. */
+		skip();
+	}
 	assert_int_equal(run_preloaded(argv, NULL, NULL, NULL, NULL), 0);
 	assert_non_null(strstr(out, "boosted=1"));
 	assert_non_null(strstr(out, "workers_after_wait=1"));
