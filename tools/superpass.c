@@ -8,6 +8,7 @@
 #include "sim/sim.h"
 #include "replay/replay.h"
 #include "kmod/kmod.h"
+#include "run/run.h"
 
 int bench_main(int argc, char **argv, int full_argc, char **full_argv);
 
@@ -16,7 +17,9 @@ static void usage(FILE *f)
 	fprintf(f, "usage: superpass bench [options]   compare scheduling policies on this machine\n"
 		   "       superpass bench micro         lock/unlock overhead vs glibc\n"
 		   "       superpass bench --help\n"
-		   "       superpass sim FILE [options]  run an rt-app workload in the simulator\n");
+		   "       superpass sim FILE [options]  run an rt-app workload in the simulator\n"
+		   "       superpass run -c NAMES [options] -- CMD [ARGS]\n"
+		   "                                 CMD under the interposer, with a summary\n");
 	fprintf(f, "       superpass record [-o FILE] [--duration S] -- CMD [ARGS]  trace CMD for analyze\n"
 		   "       superpass analyze TRACE [--critical COMMS] [--tid TIDS] [--json F]\n"
 		   "                                 who blocked the critical threads, and why\n"
@@ -41,6 +44,8 @@ int main(int argc, char **argv)
 			return bench_micro_main(argc, argv);
 		return bench_main(argc - 1, argv + 1, argc, argv);
 	}
+	if (!strcmp(argv[1], "run"))
+		return run_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "sim"))
 		return sim_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "record"))

@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# ctest "run_cli": `superpass run`: every bad option rejected with exit
+# status 125 and a message naming it; the command's exit status passed
+# through (128 + N for a signal); the summary of a real critical blocking;
+# --stats keeping the JSON; an LD_PRELOAD that was set kept; and an
+# installed copy (cmake --install) finding its own installed interposer.
+#   check-cli.sh SUPERPASS PROBE BUILD_DIR LIBDIR
+set -eu
+sp=$1 probe=$2 build=$3 libdir=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+expect_rc() { # WANT DESCRIPTION CMD...: runs CMD, stderr in $tmp/err
+	want=$1 what=$2
+	shift 2
+	set +e
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	set -e
+	if [ "$rc" -ne "$want" ]; then
+		echo "FAIL: $what: exit $rc, want $want"; cat "$tmp/err"; fail=1
+		return 1
+	fi
+	echo "ok: $what: exit $rc"
+}
+expect_err() { # TEXT DESCRIPTION: $tmp/err has TEXT
+	if ! grep -qF -- "$1" "$tmp/err"; then
+		echo "FAIL: $2: stderr lacks '$1':"; cat "$tmp/err"; fail=1
+	fi
+}
+
+# --help: exit 0, and every option the parser takes is in it.
+expect_rc 0 "--help" "$sp" run --help
+for o in --critical --k --prio --budget-us --mode --stats --quiet --help; do
+	grep -qF -- "$o" "$tmp/out" || { echo "FAIL: --help lacks $o"; fail=1; }
+done
+
+# Bad options: 125, and the message names what was wrong.
+bad() { # TEXT ARGS...
+	text=$1
+	shift
+	if expect_rc 125 "run $*" "$sp" run "$@"; then expect_err "$text" "run $*"; fi
+}
+bad "-c NAME,... is required" -- true
+bad "no command given" -c main
+bad "no command given" -c main --
+bad "empty name" -c main, -- true
+bad "empty name" -c ,main -- true
+bad "a name is too long" -c a-name-longer-than-15 -- true
+bad "--k '0'" -c main --k 0 -- true
+bad "--k '65'" -c main --k 65 -- true
+bad "--k ''" -c main --k '' -- true
+bad "--prio '99'" -c main --prio 99 -- true
+bad "--budget-us 'x'" -c main --budget-us x -- true
+bad "--mode 'turbo'" -c main --mode turbo -- true
+bad "unknown option '--frobnicate'" -c main --frobnicate -- true
+bad "--k needs a value" -c main --k
+bad "\"%p\" may appear once" -c main --stats "$tmp/%p/x.json" -- true
+SUPERPASS_PRELOAD=/nonexistent.so expect_rc 125 "missing library" "$sp" run -c main -- true
+expect_err "libsuperpass-preload.so not found" "missing library"
+
+# The command's own failures: 127 not found, 126 not executable.
+expect_rc 127 "command not found" "$sp" run -c main -- /nonexistent/cmd
+expect_err "cannot run /nonexistent/cmd" "command not found"
+printf 'x\n' >"$tmp/noexec"
+expect_rc 126 "command not executable" "$sp" run -c main -- "$tmp/noexec"
+
+# Exit status passed through, a signal death as 128 + N.
+expect_rc 3 "exit 3" "$sp" run -c main -- /bin/sh -c 'exit 3'
+expect_err "exited with status 3" "exit 3"
+expect_rc 143 "SIGTERM" "$sp" run -c main -- /bin/sh -c 'kill -TERM $$'
+expect_err "killed by signal 15" "SIGTERM"
+expect_rc 0 "-q" "$sp" run -q -c main -- /bin/sh -c 'exit 0'
+[ ! -s "$tmp/err" ] || { echo "FAIL: -q printed a summary"; cat "$tmp/err"; fail=1; }
+
+# A real critical blocking: the probe's main thread waits for a nice 19
+# holder. The summary has its count, percentiles and the fast track.
+expect_rc 0 "summary" "$sp" run -c main --k 2 --prio 3 --stats "$tmp/st-%p.json" -- \
+	"$probe" contend 20000 none
+for t in "critical threads main: sp_probe (tid" "blockings 1: P50" "P99.9" "max" "grants 1" \
+	"budget expiries 0" "throttles 0"; do
+	expect_err "$t" "summary"
+done
+ls "$tmp"/st-*.json >/dev/null 2>&1 || { echo "FAIL: --stats file missing"; fail=1; }
+grep -q '"blockings": 1' "$tmp"/st-*.json || { echo "FAIL: --stats JSON"; fail=1; }
+
+# The settings reach the command; an LD_PRELOAD that was set is kept.
+LD_PRELOAD=/lib/x86_64-linux-gnu/libm.so.6 expect_rc 0 "environment" \
+	"$sp" run -q -c main,sp-ui --k 2 --prio 3 --budget-us 500 --mode nice -- /usr/bin/env
+for t in "SUPERPASS_CRITICAL=main,sp-ui" "SUPERPASS_READERS=2" "SUPERPASS_PRIO=3" \
+	"SUPERPASS_BUDGET_US=500" "SUPERPASS_MODE=nice"; do
+	grep -qF -- "$t" "$tmp/out" || { echo "FAIL: environment lacks $t"; fail=1; }
+done
+# (a sanitized build puts its sanitizer runtime first)
+grep -q '^LD_PRELOAD=\(.*:\)\?/lib/x86_64-linux-gnu/libm.so.6:.*libsuperpass-preload.so$' "$tmp/out" ||
+	{ echo "FAIL: LD_PRELOAD not kept, or no interposer:"; grep LD_PRELOAD "$tmp/out"; fail=1; }
+
+# Installed: the copy in PREFIX/bin uses PREFIX/LIBDIR's interposer.
+if [ "$libdir" = lib ]; then
+	cmake --install "$build" --prefix "$tmp/inst" >/dev/null
+	LD_LIBRARY_PATH="$tmp/inst/lib" expect_rc 0 "installed" \
+		"$tmp/inst/bin/superpass" run -q -c main -- /usr/bin/env
+	grep -q "^LD_PRELOAD=.*$tmp/inst/lib/libsuperpass-preload.so" "$tmp/out" ||
+		{ echo "FAIL: installed copy used another interposer:"; grep LD_PRELOAD "$tmp/out"; fail=1; }
+else
+	echo "note: CMAKE_INSTALL_LIBDIR=$libdir: install check needs 'lib' (relocatable)"
+fi
+exit $fail

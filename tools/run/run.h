@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* `superpass run`: an unmodified program under the interposer. */
+#ifndef SP_TOOLS_RUN_H
+#define SP_TOOLS_RUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* Exit statuses of superpass run itself (those of coreutils' nice, env and
+ * timeout); otherwise it exits with the command's status. */
+#define RUN_EXIT_FAIL 125     /* bad option, no interposer, cannot start */
+#define RUN_EXIT_CANNOT 126   /* the command exists but cannot be run */
+#define RUN_EXIT_NOTFOUND 127 /* no such command */
+
+int run_main(int argc, char **argv);
+
+/* run_lib.c: libsuperpass-preload.so, or NULL if there is none. */
+const char *run_find_preload(void);
+
+/* run_summary.c: reads every statistics file the command's processes left
+ * (@dir/@prefix<pid>@suffix, or the one file @dir/@prefix if @suffix is
+ * NULL), prints the summary to @out (if not NULL) and, with @remove,
+ * deletes them; returns the number of files read. @top is the command's
+ * own pid, listed first; @critical the -c list. */
+int run_summary(FILE *out, const char *dir, const char *prefix, const char *suffix, pid_t top,
+		const char *critical, bool remove);
+
+#endif /* SP_TOOLS_RUN_H */
