@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "sp_preload.h"
+#include "sp_instr_fast.h"
 #include "sp_rt.h"
 
 #define SP_EXPORT __attribute__((visibility("default")))
@@ -110,7 +111,7 @@ SP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	sp_pl_ready();
 	if (sp_pl_internal(m))
 		return sp_real.mutex_lock(m);
-	return sp_instr_mutex_lock(m, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
+	return sp_instr_mutex_lock_fast(m);
 }
 
 SP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -139,7 +140,7 @@ SP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	sp_pl_ready();
 	if (sp_pl_internal(m))
 		return sp_real.mutex_unlock(m);
-	return sp_instr_mutex_unlock(m);
+	return sp_instr_mutex_unlock_fast(m);
 }
 
 SP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
@@ -157,7 +158,7 @@ SP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 SP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
 {
 	sp_pl_ready();
-	return sp_instr_rwlock_rdlock(rw, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
+	return sp_instr_rwlock_rdlock_fast(rw);
 }
 
 SP_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
@@ -207,7 +208,7 @@ SP_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t clk,
 SP_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
 	sp_pl_ready();
-	return sp_instr_rwlock_unlock(rw);
+	return sp_instr_rwlock_unlock_fast(rw);
 }
 
 SP_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
@@ -224,21 +225,14 @@ SP_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 
 static int sp_pl_cond_enter(pthread_mutex_t *m, sp_tid_t *self)
 {
-	struct sp_core *core;
-
-	if (sp_rt_guarded() || !(core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE)))
-		return 0;
-	*self = sp_rt_thread(core);
-	if (sp_rt_mutex_owner(m) != *self)
-		return 0;
-	sp_instr_released(*self, m, SP_HOLD_EXCL);
-	return 1;
+	(void)self;
+	return sp_instr_mutex_cond_enter(m);
 }
 
 static void sp_pl_cond_leave(pthread_mutex_t *m, sp_tid_t self, int tracked)
 {
-	if (tracked)
-		sp_instr_acquired(self, m, SP_HOLD_EXCL);
+	(void)self;
+	sp_instr_mutex_cond_leave(m, tracked);
 }
 
 SP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)

@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 
-#include "sp_rt.h"
+#include "sp_instr_watch.h"
 
 static inline struct sp_core *sp_ev_core(void)
 {
@@ -38,46 +38,56 @@ void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold)
 
 /*
  * @owner_of reads the exclusive owner glibc records in the lock word (0 if
- * none). The core may not know it yet: the owner took the lock with a
- * trylock and was preempted before reporting the acquire (seen on this
- * machine: a nice 19 holder stuck 67 ms in that window, so the critical
- * waiter found no owner and nobody was fast-tracked), or the lock was taken
- * on a path that is not instrumented. The block event carries the word;
- * the core decides what to make of it (sp_lock_blocked_owner). The word
- * can be stale by the time the core hears it, so it is read again after
- * the report, and the wait reported again (cheap: same wait) only if the
- * word changed meanwhile.
+ * none). The core does not know it: uncontended acquires are not reported
+ * (sp_instr_watch.c), and even when they are, the owner may have taken the
+ * lock with a trylock and been preempted before reporting it (seen on this
+ * machine: a nice 19 holder stuck 67 ms in that window). The block event
+ * carries the word; the core decides what to make of it
+ * (sp_lock_blocked_owner). The word is read after a critical wait is
+ * counted (sp_iw_wait_begins: from then on new owners report), and read
+ * again after the report, which is repeated (cheap: same wait) only if the
+ * word changed meanwhile. For an rwlock the readers other threads listed
+ * are then reported (sp_iw_scan_readers).
  */
 void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
-		      sp_tid_t (*owner_of)(const void *lock))
+		      sp_tid_t (*owner_of)(const void *lock), bool rwlock)
 {
 	struct sp_core *core = sp_ev_core();
 	sp_lock_key_t key = (sp_lock_key_t)(uintptr_t)lock;
-	sp_tid_t owner = owner_of(lock), again;
+	sp_tid_t owner, again;
+	bool watching;
 
 	if (!core)
 		return;
 	sp_rt_enter();
 	sp_rt_thread_check_name(core);
+	sp_iw_wait_begins(core, lock, rwlock);
+	owner = owner_of(lock);
 	sp_lock_blocked_owner(core, self, key, hold, true, owner);
 	again = owner_of(lock);
 	if (again != owner)
 		sp_lock_blocked_owner(core, self, key, hold, true, again);
+	watching = rwlock && sp_iw_is_watched(lock);
 	if (sp_rt_self_state.critical)
 		sp_wk_wait_started();
+	if (watching)
+		sp_iw_scan_readers(core, lock);
 	sp_rt_leave();
 }
 
-/* One event: with @acquired the core also records the acquire. */
+/* One event: with @acquired the core also records the acquire, which goes
+ * in our list so that its release is reported. */
 void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool acquired)
 {
 	struct sp_core *core = sp_ev_core();
 	sp_lock_key_t key = (sp_lock_key_t)(uintptr_t)lock;
 
+	sp_iw_wait_ends();
 	if (!core)
 		return;
 	sp_rt_enter();
-	(void)hold; /* the core knows the wait's hold */
+	if (acquired && !sp_iw_list_reported(lock, hold))
+		acquired = false; /* list full: the core must not keep a hold it never hears end */
 	sp_lock_unblocked(core, self, key, acquired);
 	sp_rt_leave();
 }
@@ -88,6 +98,7 @@ void sp_instr_lock_destroyed(const void *lock)
 
 	if (!core || sp_rt_guarded())
 		return;
+	sp_iw_lock_destroyed(lock);
 	sp_rt_enter();
 	sp_lock_destroyed(core, (sp_lock_key_t)(uintptr_t)lock);
 	sp_rt_leave();

@@ -2,23 +2,28 @@
 /*
  * Instrumented pthread mutex operations, shared by sp_mutex_t and the
  * interposer. The pthread call does the locking, so semantics and error
- * codes are glibc's; we only report what happened:
- *   - uncontended: trylock succeeds -> one acquire event;
- *   - contended: block event, the real (blocking or timed) lock, unblock;
- *   - unlock: the release event comes after glibc's unlock. Ending a fast
- *     track lowers the caller's priority, and the kernel may preempt it on
- *     the spot: doing that while the lock is still held would strand the
- *     lock with a low-priority owner (measured: hundreds of ms). The core
- *     clears the owner only if it is still the caller, so a new owner that
- *     reported first is kept.
- * Recursive re-locks and errorcheck self-deadlocks produce no event: glibc's
- * owner field (sp_rt_mutex_owner in sp_rt.h) tells us the caller already
- * owns the mutex.
+ * codes are glibc's; we only report what the core needs
+ * (sp_instr_watch.c says when):
+ *   - uncontended: the trylock succeeds and nothing is reported, unless a
+ *     critical thread waits somewhere (then one acquire event, and the
+ *     lock goes in our list so its release is reported);
+ *   - contended: block event (with the owner from the lock word), the
+ *     real (blocking or timed) lock, unblock (which records the acquire);
+ *   - unlock: a release event only for a hold the core was told about (or
+ *     while a critical thread waits, if we are fast-tracked), after glibc's
+ *     unlock. Ending a fast track lowers the caller's priority, and the
+ *     kernel may preempt it on the spot: doing that while the lock is still
+ *     held would strand the lock with a low-priority owner (measured:
+ *     hundreds of ms). The core clears the owner only if it is still the
+ *     caller, so a new owner that reported first is kept.
+ * Recursive re-locks and errorcheck self-deadlocks produce no event: our
+ * list, or glibc's owner field (sp_rt_mutex_owner in sp_rt.h), tells us
+ * the caller already owns the mutex.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 
-#include "sp_rt.h"
+#include "sp_instr_fast.h"
 
 #define SP_MUTEX_KIND_MASK 3 /* PTHREAD_MUTEX_KIND_MASK_NP */
 
@@ -51,63 +56,132 @@ static int sp_mx_real_wait(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t c
 	}
 }
 
-int sp_instr_mutex_lock(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
-			const struct timespec *abstime)
+/* A trylock succeeded: anything to tell? */
+static inline void sp_mx_took(pthread_mutex_t *m)
+{
+	if (__builtin_expect(sp_iw_self.n != 0 || sp_iw_active(), 0))
+		sp_iw_note_acquire(m, SP_HOLD_EXCL);
+}
+
+static int sp_mx_lock_slow(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
+			   const struct timespec *abstime)
 {
 	struct sp_core *core;
-	sp_tid_t self, owner;
+	sp_tid_t self;
 	int rc;
 
-	if (sp_rt_guarded() || !(core = sp_rt_core()))
+	if (!(core = sp_rt_core()))
 		return sp_mx_real_wait(m, wk, clk, abstime);
 	self = sp_rt_thread(core);
-	owner = sp_mx_owner(m);
-	if (owner == self) /* recursive re-lock, or EDEADLK: glibc decides */
+	if (sp_mx_owner(m) == self) /* EDEADLK, or a normal mutex's self-deadlock: glibc's */
 		return sp_mx_real_wait(m, wk, clk, abstime);
-	rc = sp_real.mutex_trylock(m);
-	if (rc == 0 || rc == EOWNERDEAD) {
-		sp_instr_acquired(self, m, SP_HOLD_EXCL);
-		return rc;
-	}
-	if (rc != EBUSY)
-		return rc;
-	sp_instr_blocked(self, m, SP_HOLD_EXCL, sp_mx_owner_of);
+	sp_instr_blocked(self, m, SP_HOLD_EXCL, sp_mx_owner_of, false);
 	rc = sp_mx_real_wait(m, wk, clk, abstime);
 	sp_instr_unblocked(self, m, SP_HOLD_EXCL, rc == 0 || rc == EOWNERDEAD);
 	return rc;
 }
 
-int sp_instr_mutex_trylock(pthread_mutex_t *m)
+int sp_instr_mutex_lock_tried(pthread_mutex_t *m, int rc)
 {
-	struct sp_core *core;
-	sp_tid_t self;
+	if (rc == EOWNERDEAD) {
+		sp_mx_took(m);
+		return rc;
+	}
+	if (rc != EBUSY)
+		return rc;
+	return sp_mx_lock_slow(m, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
+}
+
+int sp_instr_mutex_lock(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
+			const struct timespec *abstime)
+{
 	int rc;
 
-	if (sp_rt_guarded() || !(core = sp_rt_core()))
+	if (sp_rt_guarded())
+		return sp_mx_real_wait(m, wk, clk, abstime);
+	sp_iw_ready();
+	rc = sp_real.mutex_trylock(m);
+	if (__builtin_expect(rc == 0, 1) || rc == EOWNERDEAD) {
+		sp_mx_took(m);
+		return rc;
+	}
+	if (rc != EBUSY)
+		return rc;
+	return sp_mx_lock_slow(m, wk, clk, abstime);
+}
+
+int sp_instr_mutex_trylock(pthread_mutex_t *m)
+{
+	int rc;
+
+	if (sp_rt_guarded())
 		return sp_real.mutex_trylock(m);
-	self = sp_rt_thread(core);
-	if (sp_mx_owner(m) == self)
-		return sp_real.mutex_trylock(m);
+	sp_iw_ready();
 	rc = sp_real.mutex_trylock(m);
 	if (rc == 0 || rc == EOWNERDEAD)
-		sp_instr_acquired(self, m, SP_HOLD_EXCL);
+		sp_mx_took(m);
+	return rc;
+}
+
+static int sp_mx_unlock_slow(pthread_mutex_t *m)
+{
+	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
+	enum sp_hold hold = SP_HOLD_EXCL;
+	sp_tid_t self;
+	int told, rc;
+
+	told = sp_iw_release(m, &hold);
+	if (told < 0 || !core) /* a recursive hold remains */
+		return sp_real.mutex_unlock(m);
+	self = sp_rt_thread(core);
+	/* Not told, but a critical thread waits: if we are fast-tracked, the
+	 * owner the core took from the word may be us, and our grant ends
+	 * with this release. */
+	if (!told && sp_iw_active() && sp_mx_owner(m) == self &&
+	    !(sp_mx_type(m) == PTHREAD_MUTEX_RECURSIVE && m->__data.__count > 1)) {
+		sp_rt_enter();
+		told = sp_task_boosted(core, self) == 1;
+		sp_rt_leave();
+	}
+	rc = sp_real.mutex_unlock(m);
+	if (rc == 0 && told)
+		sp_instr_released(self, m, SP_HOLD_EXCL);
 	return rc;
 }
 
 int sp_instr_mutex_unlock(pthread_mutex_t *m)
 {
-	struct sp_core *core;
-	sp_tid_t self;
-	bool last;
-	int rc;
-
-	if (sp_rt_guarded() || !(core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE)))
+	if (__builtin_expect((sp_iw_self.n | (uint32_t)sp_iw_active()) == 0, 1) ||
+	    sp_rt_guarded())
 		return sp_real.mutex_unlock(m);
-	self = sp_rt_thread(core);
-	last = sp_mx_owner(m) == self &&
-	       !(sp_mx_type(m) == PTHREAD_MUTEX_RECURSIVE && m->__data.__count > 1);
-	rc = sp_real.mutex_unlock(m);
-	if (rc == 0 && last)
-		sp_instr_released(self, m, SP_HOLD_EXCL);
-	return rc;
+	return sp_mx_unlock_slow(m);
+}
+
+/* pthread_cond_*wait drops and retakes the mutex inside glibc: a hold the
+ * core was told about ends and starts again around it. */
+int sp_instr_mutex_cond_enter(pthread_mutex_t *m)
+{
+	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
+	enum sp_hold hold = SP_HOLD_EXCL;
+	int i;
+
+	if (sp_rt_guarded() || !core || (i = sp_iw_find(m)) < 0 ||
+	    !__atomic_load_n(&sp_iw_self.e[i].claim, __ATOMIC_RELAXED))
+		return 0;
+	/* The whole recursive hold goes (glibc drops it whole). */
+	sp_iw_self.e[i].depth = 1;
+	if (sp_iw_release(m, &hold) != 1)
+		return 0;
+	sp_instr_released(sp_rt_thread(core), m, SP_HOLD_EXCL);
+	return 1;
+}
+
+void sp_instr_mutex_cond_leave(pthread_mutex_t *m, int told)
+{
+	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
+
+	if (!told || !core)
+		return;
+	if (sp_iw_list_reported(m, SP_HOLD_EXCL))
+		sp_instr_acquired(sp_rt_thread(core), m, SP_HOLD_EXCL);
 }

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Instrumented pthread rwlock operations, shared by sp_rwlock_t and the
- * interposer. glibc records the writer's TID in __data.__cur_writer; readers
- * are anonymous, so every read acquire/release is reported and the core's
- * bounded tracker keeps up to K of them per lock.
+ * interposer. glibc records the writer's TID in __data.__cur_writer, which
+ * a waiter reads when it blocks; readers are anonymous, so each thread
+ * lists the read locks it holds, and the core hears about the readers of
+ * watched rwlocks only (sp_instr_watch.c), keeping up to K per lock in its
+ * bounded tracker.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 
-#include "sp_rt.h"
+#include "sp_instr_fast.h"
 
 static inline sp_tid_t sp_rw_writer(const pthread_rwlock_t *rw)
 {
@@ -38,29 +40,56 @@ static int sp_rw_real(pthread_rwlock_t *rw, enum sp_hold hold, enum sp_wait_kind
 	return sp_real.rwlock_wrlock(rw);
 }
 
-static int sp_rw_lock(pthread_rwlock_t *rw, enum sp_hold hold, enum sp_wait_kind wk,
-		      clockid_t clk, const struct timespec *abstime)
+/* The lock is ours in @hold: list a read hold, tell the core what it needs. */
+static inline void sp_rw_took(pthread_rwlock_t *rw, enum sp_hold hold)
+{
+	if (hold == SP_HOLD_SHARED)
+		sp_iw_read_acquired(rw);
+	else if (__builtin_expect(sp_iw_self.n != 0 || sp_iw_active(), 0))
+		sp_iw_note_acquire(rw, SP_HOLD_EXCL);
+}
+
+static int sp_rw_lock_slow(pthread_rwlock_t *rw, enum sp_hold hold, enum sp_wait_kind wk,
+			   clockid_t clk, const struct timespec *abstime)
 {
 	struct sp_core *core;
 	sp_tid_t self;
 	int rc;
 
-	if (sp_rt_guarded() || !(core = sp_rt_core()))
+	if (!(core = sp_rt_core()))
 		return sp_rw_real(rw, hold, wk, clk, abstime);
 	self = sp_rt_thread(core);
 	if (sp_rw_writer(rw) == self) /* EDEADLK: glibc says so without blocking */
 		return sp_rw_real(rw, hold, wk, clk, abstime);
+	sp_instr_blocked(self, rw, hold, sp_rw_writer_of, true);
+	rc = sp_rw_real(rw, hold, wk, clk, abstime);
+	sp_instr_unblocked(self, rw, hold, rc == 0);
+	return rc;
+}
+
+static inline int sp_rw_lock(pthread_rwlock_t *rw, enum sp_hold hold, enum sp_wait_kind wk,
+			     clockid_t clk, const struct timespec *abstime)
+{
+	int rc;
+
+	if (sp_rt_guarded())
+		return sp_rw_real(rw, hold, wk, clk, abstime);
+	sp_iw_ready();
 	rc = hold == SP_HOLD_SHARED ? sp_real.rwlock_tryrdlock(rw) : sp_real.rwlock_trywrlock(rw);
-	if (rc == 0) {
-		sp_instr_acquired(self, rw, hold);
+	if (__builtin_expect(rc == 0, 1)) {
+		sp_rw_took(rw, hold);
 		return 0;
 	}
 	if (rc != EBUSY)
 		return rc;
-	sp_instr_blocked(self, rw, hold, sp_rw_writer_of);
-	rc = sp_rw_real(rw, hold, wk, clk, abstime);
-	sp_instr_unblocked(self, rw, hold, rc == 0);
-	return rc;
+	return sp_rw_lock_slow(rw, hold, wk, clk, abstime);
+}
+
+int sp_instr_rwlock_rdlock_tried(pthread_rwlock_t *rw, int rc)
+{
+	if (rc != EBUSY)
+		return rc;
+	return sp_rw_lock_slow(rw, SP_HOLD_SHARED, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
 }
 
 int sp_instr_rwlock_rdlock(pthread_rwlock_t *rw, enum sp_wait_kind wk, clockid_t clk,
@@ -77,12 +106,14 @@ int sp_instr_rwlock_wrlock(pthread_rwlock_t *rw, enum sp_wait_kind wk, clockid_t
 
 static int sp_rw_try(pthread_rwlock_t *rw, enum sp_hold hold)
 {
-	struct sp_core *core;
+	bool guarded = sp_rt_guarded();
 	int rc;
 
+	if (!guarded)
+		sp_iw_ready();
 	rc = hold == SP_HOLD_SHARED ? sp_real.rwlock_tryrdlock(rw) : sp_real.rwlock_trywrlock(rw);
-	if (rc == 0 && !sp_rt_guarded() && (core = sp_rt_core()))
-		sp_instr_acquired(sp_rt_thread(core), rw, hold);
+	if (rc == 0 && !guarded)
+		sp_rw_took(rw, hold);
 	return rc;
 }
 
@@ -96,20 +127,40 @@ int sp_instr_rwlock_trywrlock(pthread_rwlock_t *rw)
 	return sp_rw_try(rw, SP_HOLD_EXCL);
 }
 
-int sp_instr_rwlock_unlock(pthread_rwlock_t *rw)
+/* @told: what sp_iw_release said (1: the core was told of this hold). */
+int sp_instr_rwlock_unlock_told(pthread_rwlock_t *rw, int told, enum sp_hold hold)
 {
-	enum sp_hold hold;
-	struct sp_core *core;
+	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
 	sp_tid_t self;
 	int rc;
 
-	if (sp_rt_guarded() || !(core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE)))
+	if (!core)
 		return sp_real.rwlock_unlock(rw);
 	self = sp_rt_thread(core);
-	hold = sp_rw_writer(rw) == self ? SP_HOLD_EXCL : SP_HOLD_SHARED;
+	/* An unlisted writer the core took from the word, fast-tracked while
+	 * a critical thread waits: its grant ends with this release. */
+	if (!told && sp_iw_active() && sp_rw_writer(rw) == self) {
+		sp_rt_enter();
+		told = sp_task_boosted(core, self) == 1;
+		sp_rt_leave();
+	}
 	rc = sp_real.rwlock_unlock(rw);
 	/* After the unlock, as for mutexes (see sp_instr_mutex.c). */
-	if (rc == 0)
+	if (rc == 0 && told)
 		sp_instr_released(self, rw, hold);
 	return rc;
+}
+
+int sp_instr_rwlock_unlock(pthread_rwlock_t *rw)
+{
+	enum sp_hold hold = SP_HOLD_EXCL;
+	int told = 0;
+
+	if (sp_rt_guarded())
+		return sp_real.rwlock_unlock(rw);
+	if (sp_iw_self.n != 0)
+		told = sp_iw_release(rw, &hold);
+	if (__builtin_expect(told == 0 && !sp_iw_active(), 1) || told < 0)
+		return sp_real.rwlock_unlock(rw);
+	return sp_instr_rwlock_unlock_told(rw, told, hold);
 }

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "sp_rt.h"
+#include "sp_instr_fast.h"
 
 _Static_assert(sizeof(pthread_mutex_t) <= SP_LOCK_STORAGE, "sp_mutex_t too small");
 _Static_assert(sizeof(pthread_rwlock_t) <= SP_LOCK_STORAGE, "sp_rwlock_t too small");
@@ -70,7 +70,7 @@ int sp_mutex_destroy(sp_mutex_t *m)
 
 int sp_mutex_lock(sp_mutex_t *m)
 {
-	return sp_instr_mutex_lock(sp_pm(m), SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
+	return sp_instr_mutex_lock_fast(sp_pm(m));
 }
 
 int sp_mutex_trylock(sp_mutex_t *m)
@@ -90,7 +90,7 @@ int sp_mutex_clocklock(sp_mutex_t *m, clockid_t clock, const struct timespec *ab
 
 int sp_mutex_unlock(sp_mutex_t *m)
 {
-	return sp_instr_mutex_unlock(sp_pm(m));
+	return sp_instr_mutex_unlock_fast(sp_pm(m));
 }
 
 int sp_mutex_consistent(sp_mutex_t *m)
@@ -133,7 +133,7 @@ int sp_rwlock_destroy(sp_rwlock_t *rw)
 
 int sp_rwlock_rdlock(sp_rwlock_t *rw)
 {
-	return sp_instr_rwlock_rdlock(sp_prw(rw), SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
+	return sp_instr_rwlock_rdlock_fast(sp_prw(rw));
 }
 
 int sp_rwlock_tryrdlock(sp_rwlock_t *rw)
@@ -173,5 +173,5 @@ int sp_rwlock_clockwrlock(sp_rwlock_t *rw, clockid_t clock, const struct timespe
 
 int sp_rwlock_unlock(sp_rwlock_t *rw)
 {
-	return sp_instr_rwlock_unlock(sp_prw(rw));
+	return sp_instr_rwlock_unlock_fast(sp_prw(rw));
 }

@@ -153,6 +153,9 @@ int sp_instr_mutex_lock(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
 			const struct timespec *abstime);
 int sp_instr_mutex_trylock(pthread_mutex_t *m);
 int sp_instr_mutex_unlock(pthread_mutex_t *m);
+/* Around pthread_cond_*wait: 1 if a reported hold was ended, for _leave. */
+int sp_instr_mutex_cond_enter(pthread_mutex_t *m);
+void sp_instr_mutex_cond_leave(pthread_mutex_t *m, int told);
 void sp_instr_lock_destroyed(const void *lock);
 int sp_instr_rwlock_rdlock(pthread_rwlock_t *rw, enum sp_wait_kind wk, clockid_t clk,
 			   const struct timespec *abstime);
@@ -165,7 +168,7 @@ int sp_instr_rwlock_unlock(pthread_rwlock_t *rw);
 /* Slow-path helpers shared by mutex and rwlock instrumentation. */
 void sp_instr_acquired(sp_tid_t self, const void *lock, enum sp_hold hold);
 void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
-		      sp_tid_t (*owner_of)(const void *lock));
+		      sp_tid_t (*owner_of)(const void *lock), bool rwlock);
 void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool acquired);
 void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold);
 

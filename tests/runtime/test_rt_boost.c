@@ -348,7 +348,11 @@ static void *observer_main(void *arg)
 {
 	struct readers *r = arg;
 
-	SP_WAIT_FOR(count_boosted(r) >= K);
+	/* The readers took the lock before anyone waited on it: the waiter's
+	 * scan of the threads' read-lock lists reports them, one by one. */
+	SP_WAIT_FOR(count_boosted(r) >= K &&
+		    (sp_lock_readers(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&r->rw, NULL, 0,
+				     &r->untracked) >= 0 && r->untracked == NR_READERS - K));
 	r->boosted_seen = count_boosted(r);
 	for (int i = 0; i < NR_READERS; i++)
 		r->fifo_seen += sp_test_policy(r->tid[i]) == SCHED_FIFO;

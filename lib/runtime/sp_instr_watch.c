@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * When the instrumented locks talk to the core (sp_instr_watch.h).
+ *
+ * The kernel host already works from the owner word plus contention only;
+ * the userspace host does the same, so that an uncontended lock costs what
+ * glibc costs (`superpass bench micro`):
+ *
+ *  - Mutexes and rwlock writers: glibc keeps the owner's tid in the lock
+ *    word (__owner, __cur_writer); a waiter reads it when it blocks and the
+ *    core takes it (sp_lock_blocked_owner). Acquires and releases are
+ *    reported only while a critical thread waits (sp_iw_crit_waits != 0):
+ *    then a thread that takes a lock a critical thread waits for is seen
+ *    at once (the core fast-tracks new owners of such locks), and a
+ *    fast-tracked holder's release ends its grant at once. Ordering: the
+ *    waiter's increment and a holder's trylock are both locked
+ *    read-modify-writes (full barriers on x86): either the holder sees the
+ *    count, or the waiter's read of the owner word after it sees the
+ *    holder. A release not reported is harmless: the owner came from a
+ *    word, which the next word replaces, and the wait's grants end when
+ *    the waiter stops waiting.
+ *
+ *  - Readers are anonymous in glibc, so every thread keeps a list of the
+ *    read locks it holds (sp_iw_self: a store and a load per acquire, no
+ *    atomic read-modify-write) and the core hears about readers only of
+ *    watched rwlocks: one that a critical thread, or a fast-tracked one,
+ *    waited on in the last SP_IW_WATCH_NS. A reader of a watched lock
+ *    reports its acquire; a reader that entered before the lock became
+ *    watched (or before its check of the watch table saw it) is found by
+ *    the waiter, which scans every thread's list (sp_iw_scan_readers) and
+ *    reports those readers on their behalf. The `claim` word of a list
+ *    entry says the core was told: whoever sets it (the reader itself or
+ *    a scanner, by compare-and-swap) reported the acquire, and the reader
+ *    reports the release. The scanner's two membarriers pair with the
+ *    readers' compiler-only barriers (sp_iw_read_acquired, sp_iw_release),
+ *    as liburcu's urcu-memb flavour does.
+ *    Limits: a thread holding more than SP_IW_HELD locks at once is not
+ *    listed for the extra ones (counted, never found); without membarrier
+ *    (old kernels) a reader that enters or leaves in the instant of a scan
+ *    can be missed, or stay recorded until its thread next releases a
+ *    listed lock of that slot; a recursive read lock taken before the
+ *    watch counts as one hold.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sp_instr_watch.h"
+
+#define SP_IW_WATCH 16u                      /* watched rwlocks at once */
+#define SP_IW_WATCH_NS 5000000000ull         /* a lock stays watched this long */
+#define SP_IW_THREADS 1024u                  /* threads whose lists can be scanned */
+#define SP_IW_SCAN_MAX 64u                   /* readers one scan reports */
+
+SP_TLS struct sp_iw_thread sp_iw_self;
+static SP_TLS int sp_iw_counted; /* our current wait is in sp_iw_crit_waits */
+int sp_iw_crit_waits;
+int sp_iw_nwatched;
+
+static struct {
+	uintptr_t lock;   /* atomic */
+	uint64_t last_ns; /* atomic: the last critical wait on it */
+} sp_iw_w[SP_IW_WATCH];
+
+/* Guards the watch table's updates and the thread table; held across a
+ * scan, so that a thread's list outlives the scan (its exit waits). */
+static pthread_mutex_t sp_iw_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sp_iw_thread *sp_iw_tab[SP_IW_THREADS];
+static pthread_key_t sp_iw_key;
+static pthread_once_t sp_iw_once = PTHREAD_ONCE_INIT;
+static int sp_iw_key_ok;
+static int sp_iw_mb; /* 1 membarrier usable, -1 not, 0 unknown */
+static uint64_t sp_iw_unlisted; /* holds beyond SP_IW_HELD */
+
+static uint64_t sp_iw_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A full barrier on every CPU running one of our threads. */
+static void sp_iw_membarrier(void)
+{
+	int mb = __atomic_load_n(&sp_iw_mb, __ATOMIC_RELAXED);
+
+	if (mb == 0) {
+		mb = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
+			     ? 1 : -1;
+		__atomic_store_n(&sp_iw_mb, mb, __ATOMIC_RELAXED);
+	}
+	if (mb < 0 || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the limit in the header comment */
+}
+
+/* ---- the watch table ---- */
+
+static int sp_iw_watch_slot(const void *lock)
+{
+	for (uint32_t i = 0; i < SP_IW_WATCH; i++)
+		if (__atomic_load_n(&sp_iw_w[i].lock, __ATOMIC_RELAXED) == (uintptr_t)lock)
+			return (int)i;
+	return -1;
+}
+
+bool sp_iw_is_watched(const void *lock)
+{
+	return sp_iw_watch_slot(lock) >= 0;
+}
+
+static void sp_iw_recount(void)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; i < SP_IW_WATCH; i++)
+		n += __atomic_load_n(&sp_iw_w[i].lock, __ATOMIC_RELAXED) != 0;
+	__atomic_store_n(&sp_iw_nwatched, n, __ATOMIC_RELAXED);
+}
+
+/* Watches @lock from now on; true if it was not watched. Guard held. */
+static bool sp_iw_watch(const void *lock, uint64_t now)
+{
+	uint32_t victim = 0;
+	int i;
+
+	i = sp_iw_watch_slot(lock);
+	if (i >= 0) {
+		__atomic_store_n(&sp_iw_w[i].last_ns, now, __ATOMIC_RELAXED);
+		return false;
+	}
+	pthread_mutex_lock(&sp_iw_lock);
+	for (uint32_t j = 0; j < SP_IW_WATCH; j++) {
+		if (!sp_iw_w[j].lock) {
+			victim = j;
+			break;
+		}
+		if (sp_iw_w[j].last_ns < sp_iw_w[victim].last_ns)
+			victim = j;
+	}
+	/* A lock that falls out: its readers that reported keep reporting
+	 * their release (their list says so); new ones stop. */
+	__atomic_store_n(&sp_iw_w[victim].last_ns, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&sp_iw_w[victim].lock, (uintptr_t)lock, __ATOMIC_RELAXED);
+	sp_iw_recount();
+	pthread_mutex_unlock(&sp_iw_lock);
+	return true;
+}
+
+static void sp_iw_unwatch(const void *lock)
+{
+	int i;
+
+	pthread_mutex_lock(&sp_iw_lock);
+	i = sp_iw_watch_slot(lock);
+	if (i >= 0) {
+		__atomic_store_n(&sp_iw_w[i].lock, 0, __ATOMIC_RELAXED);
+		sp_iw_recount();
+	}
+	pthread_mutex_unlock(&sp_iw_lock);
+}
+
+void sp_iw_lock_destroyed(const void *lock)
+{
+	if (__atomic_load_n(&sp_iw_nwatched, __ATOMIC_RELAXED) && sp_iw_is_watched(lock)) {
+		sp_rt_enter();
+		sp_iw_unwatch(lock);
+		sp_rt_leave();
+	}
+}
+
+/* ---- the thread table ---- */
+
+static void sp_iw_thread_exit(void *arg)
+{
+	(void)arg;
+	sp_rt_enter();
+	pthread_mutex_lock(&sp_iw_lock);
+	for (uint32_t i = 0; i < SP_IW_THREADS; i++)
+		if (sp_iw_tab[i] == &sp_iw_self)
+			__atomic_store_n(&sp_iw_tab[i], NULL, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&sp_iw_lock);
+	sp_iw_self.reg = -1; /* later locks of this thread's destructors: not listed */
+	sp_iw_self.gen = __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED);
+	sp_rt_leave();
+}
+
+static void sp_iw_make_key(void)
+{
+	sp_iw_key_ok = pthread_key_create(&sp_iw_key, sp_iw_thread_exit) == 0;
+}
+
+void sp_iw_register(void)
+{
+	struct sp_iw_thread *t = &sp_iw_self;
+	uint32_t gen = __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED);
+	struct sp_core *core;
+	bool listed = t->reg > 0;
+
+	if (sp_rt_guarded())
+		return;
+	sp_rt_enter();
+	core = sp_rt_core();
+	if (!core) {
+		t->reg = -1; /* passthrough (a forked child, no runtime): until a new one */
+		t->gen = __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED);
+		goto out;
+	}
+	gen = __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->tid, sp_rt_thread(core), __ATOMIC_RELAXED);
+	t->gen = gen;
+	if (listed)
+		goto out;
+	t->reg = -1;
+	pthread_once(&sp_iw_once, sp_iw_make_key);
+	if (!sp_iw_key_ok || pthread_setspecific(sp_iw_key, (void *)1) != 0)
+		goto out;
+	pthread_mutex_lock(&sp_iw_lock);
+	for (uint32_t i = 0; i < SP_IW_THREADS; i++) {
+		if (!sp_iw_tab[i]) {
+			__atomic_store_n(&sp_iw_tab[i], t, __ATOMIC_RELAXED);
+			t->reg = 1;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&sp_iw_lock);
+out:
+	sp_rt_leave();
+}
+
+/* A free slot of our list, or -1. */
+static int sp_iw_slot_new(void)
+{
+	struct sp_iw_thread *t = &sp_iw_self;
+
+	for (uint32_t i = 0; i < t->n; i++)
+		if (!__atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED))
+			return (int)i;
+	if (t->n < SP_IW_HELD)
+		return (int)t->n++;
+	__atomic_add_fetch(&sp_iw_unlisted, 1, __ATOMIC_RELAXED);
+	return -1;
+}
+
+/* ---- acquires and releases ---- */
+
+/* The reader of a watched lock tells the core, unless a scanner did. */
+static void sp_iw_report_read(const void *lock, int slot)
+{
+	struct sp_iw_thread *t = &sp_iw_self;
+	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
+	uintptr_t zero = 0;
+	int w = sp_iw_watch_slot(lock);
+
+	if (!core || w < 0)
+		return;
+	if (sp_iw_now() - __atomic_load_n(&sp_iw_w[w].last_ns, __ATOMIC_RELAXED) > SP_IW_WATCH_NS) {
+		sp_rt_enter();
+		sp_iw_unwatch(lock); /* nobody critical waited on it for a while */
+		sp_rt_leave();
+		return;
+	}
+	if (!__atomic_compare_exchange_n(&t->e[slot].claim, &zero, (uintptr_t)lock, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	sp_instr_acquired(t->tid, lock, SP_HOLD_SHARED);
+}
+
+void sp_iw_read_acquired_slow(const void *lock, int slot)
+{
+	struct sp_iw_thread *t = &sp_iw_self;
+	int i;
+
+	if (slot < 0) {
+		if (t->reg == 0)
+			sp_iw_register();
+		if (t->reg <= 0)
+			return;
+		i = sp_iw_find(lock);
+		if (i >= 0) {
+			t->e[i].depth++;
+			return;
+		}
+		slot = sp_iw_slot_new();
+		if (slot < 0)
+			return;
+		t->e[slot].depth = 1;
+		t->e[slot].hold = SP_HOLD_SHARED;
+		__atomic_store_n(&t->e[slot].lock, (uintptr_t)lock, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST); /* as in sp_iw_read_acquired */
+		if (!__atomic_load_n(&sp_iw_nwatched, __ATOMIC_RELAXED) || !sp_iw_is_watched(lock))
+			return;
+	}
+	sp_iw_report_read(lock, slot);
+}
+
+void sp_iw_note_acquire(const void *lock, enum sp_hold hold)
+{
+	struct sp_iw_thread *t = &sp_iw_self;
+	struct sp_core *core;
+	sp_tid_t self;
+	int i = sp_iw_find(lock);
+
+	if (i >= 0) {
+		t->e[i].depth++; /* recursive: the first hold speaks for it */
+		return;
+	}
+	if (!sp_iw_active() || !(core = sp_rt_core()))
+		return;
+	self = sp_rt_thread(core);
+	i = sp_iw_slot_new();
+	if (i < 0)
+		return;
+	t->e[i].depth = 1;
+	t->e[i].hold = hold;
+	__atomic_store_n(&t->e[i].claim, (uintptr_t)lock, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->e[i].lock, (uintptr_t)lock, __ATOMIC_RELEASE);
+	sp_instr_acquired(self, lock, hold);
+}
+
+bool sp_iw_list_reported(const void *lock, enum sp_hold hold)
+{
+	struct sp_iw_thread *t = &sp_iw_self;
+	int i = sp_iw_find(lock);
+
+	if (i >= 0) {
+		t->e[i].depth++;
+		return false; /* already held and listed: the core has it */
+	}
+	i = sp_iw_slot_new();
+	if (i < 0)
+		return false;
+	t->e[i].depth = 1;
+	t->e[i].hold = hold;
+	__atomic_store_n(&t->e[i].claim, (uintptr_t)lock, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->e[i].lock, (uintptr_t)lock, __ATOMIC_RELEASE);
+	return true;
+}
+
+int sp_iw_release_slow(int slot, const void *lock, enum sp_hold *hold)
+{
+	uintptr_t mine = (uintptr_t)lock;
+
+	(void)hold;
+	/* A claim for another lock is a scanner's, on a slot we reused: its
+	 * own check after the scan clears it. */
+	return __atomic_compare_exchange_n(&sp_iw_self.e[slot].claim, &mine, 0, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) ? 1 : 0;
+}
+
+/* ---- waits ---- */
+
+void sp_iw_wait_begins(struct sp_core *core, const void *lock, bool rwlock)
+{
+	bool critical = sp_rt_self_state.critical;
+
+	if (critical && !sp_iw_counted) {
+		/* A full barrier (locked add): see the header comment. */
+		__atomic_add_fetch(&sp_iw_crit_waits, 1, __ATOMIC_SEQ_CST);
+		sp_iw_counted = 1;
+	}
+	if (!rwlock)
+		return;
+	if (!critical && sp_task_boosted(core, sp_rt_self_state.tid) != 1)
+		return;
+	/* Readers that check the table after this see it; the scan finds
+	 * the ones that entered before (sp_iw_scan_readers). */
+	if (sp_iw_watch(lock, sp_iw_now()))
+		sp_iw_membarrier();
+}
+
+void sp_iw_wait_ends(void)
+{
+	if (sp_iw_counted) {
+		__atomic_sub_fetch(&sp_iw_crit_waits, 1, __ATOMIC_RELAXED);
+		sp_iw_counted = 0;
+	}
+}
+
+void sp_iw_scan_readers(struct sp_core *core, const void *lock)
+{
+	struct {
+		struct sp_iw_thread *t;
+		uint32_t slot;
+		sp_tid_t tid;
+	} got[SP_IW_SCAN_MAX];
+	uint32_t n = 0;
+	uintptr_t want = (uintptr_t)lock;
+
+	if (!sp_iw_is_watched(lock))
+		return;
+	pthread_mutex_lock(&sp_iw_lock);
+	for (uint32_t i = 0; i < SP_IW_THREADS && n < SP_IW_SCAN_MAX; i++) {
+		struct sp_iw_thread *t = __atomic_load_n(&sp_iw_tab[i], __ATOMIC_RELAXED);
+
+		if (!t || t == &sp_iw_self)
+			continue;
+		for (uint32_t s = 0; s < SP_IW_HELD && n < SP_IW_SCAN_MAX; s++) {
+			uintptr_t zero = 0;
+			sp_tid_t tid;
+
+			if (__atomic_load_n(&t->e[s].lock, __ATOMIC_RELAXED) != want ||
+			    __atomic_load_n(&t->e[s].claim, __ATOMIC_RELAXED) != 0)
+				continue;
+			tid = __atomic_load_n(&t->tid, __ATOMIC_RELAXED);
+			/* Told before the claim is visible: the reader reports
+			 * its release only after it sees the claim, so the core
+			 * never hears the release first. */
+			sp_lock_acquired(core, tid, (sp_lock_key_t)want, SP_HOLD_SHARED);
+			if (!__atomic_compare_exchange_n(&t->e[s].claim, &zero, want, false,
+							 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+				/* The reader (or another scanner) told the core
+				 * itself meanwhile: take ours back. */
+				sp_lock_released(core, tid, (sp_lock_key_t)want, SP_HOLD_SHARED);
+				continue;
+			}
+			got[n].t = t;
+			got[n].slot = s;
+			got[n].tid = tid;
+			n++;
+		}
+	}
+	if (n) {
+		/* Pairs with the compiler barrier in sp_iw_release: either the
+		 * reader, leaving, sees our claim and reports the release, or
+		 * we see it gone here and report it for it. */
+		sp_iw_membarrier();
+		for (uint32_t i = 0; i < n; i++) {
+			struct sp_iw_entry *e = &got[i].t->e[got[i].slot];
+			uintptr_t mine = want;
+
+			if (__atomic_load_n(&e->lock, __ATOMIC_RELAXED) != want &&
+			    __atomic_compare_exchange_n(&e->claim, &mine, 0, false, __ATOMIC_ACQ_REL,
+							__ATOMIC_RELAXED))
+				sp_lock_released(core, got[i].tid, (sp_lock_key_t)want,
+						 SP_HOLD_SHARED);
+		}
+	}
+	pthread_mutex_unlock(&sp_iw_lock);
+}
+
+/* A forked child runs with the runtime off (sp_runtime.c): nothing of the
+ * parent's threads is valid here. */
+static void sp_iw_atfork_child(void)
+{
+	pthread_mutex_init(&sp_iw_lock, NULL);
+	for (uint32_t i = 0; i < SP_IW_THREADS; i++)
+		sp_iw_tab[i] = NULL;
+	for (uint32_t i = 0; i < SP_IW_WATCH; i++)
+		sp_iw_w[i].lock = 0;
+	sp_iw_nwatched = 0;
+	sp_iw_crit_waits = 0;
+	sp_iw_counted = 0;
+	for (uint32_t i = 0; i < SP_IW_HELD; i++)
+		sp_iw_self.e[i] = (struct sp_iw_entry){ 0 };
+	sp_iw_self.n = 0;
+	sp_iw_self.reg = -1;
+	sp_iw_self.gen = sp_rt_gen;
+}
+
+/* The uncontended path never asks for the caller's tid, but the child's
+ * half of fork (sp_rt_atfork_child) needs the forking thread's to find
+ * out whether it was fast-tracked. */
+static void sp_iw_atfork_prepare(void)
+{
+	if (!sp_rt_self_state.tid)
+		sp_rt_self_state.tid = (sp_tid_t)syscall(SYS_gettid);
+}
+
+__attribute__((constructor)) static void sp_iw_ctor(void)
+{
+	pthread_atfork(sp_iw_atfork_prepare, NULL, sp_iw_atfork_child);
+}

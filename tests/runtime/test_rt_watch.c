@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * What the uncontended path tells the core (lib/runtime/sp_instr_watch.c):
+ * nothing, for a mutex or an rwlock nobody critical waited on; the readers
+ * of an rwlock a critical thread waits on are found, both the one that
+ * entered before the wait (the waiter's scan of the threads' read-lock
+ * lists) and one that enters while the lock is watched (it reports
+ * itself); every reader the core was told about has its release told.
+ * Observe mode: no privilege needed, nothing is boosted.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include <superpass/runtime.h>
+
+static int setup(void **state)
+{
+	struct sp_runtime_config cfg;
+
+	(void)state;
+	sp_runtime_config_default(&cfg);
+	cfg.quiet = true;
+	cfg.mode = SP_ACT_OBSERVE;
+	return sp_runtime_init(&cfg) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sp_runtime_shutdown();
+	return 0;
+}
+
+static int nr_readers(sp_rwlock_t *rw)
+{
+	sp_tid_t out[8];
+	int n = sp_lock_readers(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)rw, out, 8, NULL);
+
+	return n < 0 ? 0 : n;
+}
+
+static void test_uncontended_tells_nothing(void **state)
+{
+	sp_mutex_t m;
+	sp_rwlock_t rw;
+	struct sp_runtime_stats a, b;
+
+	(void)state;
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	assert_int_equal(sp_rwlock_init(&rw, 0), 0);
+	assert_int_equal(sp_runtime_stats(&a), 0);
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(sp_mutex_lock(&m), 0);
+		assert_int_equal(sp_mutex_unlock(&m), 0);
+		assert_int_equal(sp_rwlock_rdlock(&rw), 0);
+		assert_int_equal(nr_readers(&rw), 0);
+		assert_int_equal(sp_rwlock_unlock(&rw), 0);
+		assert_int_equal(sp_rwlock_wrlock(&rw), 0);
+		assert_int_equal(sp_rwlock_unlock(&rw), 0);
+	}
+	assert_int_equal(sp_runtime_stats(&b), 0);
+	assert_int_equal(b.core.acquires, a.core.acquires);
+	assert_int_equal(b.core.releases, a.core.releases);
+	assert_int_equal(b.core.blocks, a.core.blocks);
+	assert_int_equal(sp_rwlock_destroy(&rw), 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+struct rd {
+	sp_rwlock_t *rw;
+	int stage;      /* 1: holds the read lock; the test sets 2: let go */
+	int rc;
+};
+
+static void *reader_main(void *arg)
+{
+	struct rd *r = arg;
+
+	r->rc = sp_rwlock_rdlock(r->rw);
+	__atomic_store_n(&r->stage, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&r->stage, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+	if (r->rc == 0)
+		sp_rwlock_unlock(r->rw);
+	return NULL;
+}
+
+/* The critical writer waits (bounded: a timed wrlock) while another
+ * thread watches how many readers the core knows. */
+struct watcher {
+	sp_rwlock_t *rw;
+	int want;       /* readers the core should know during the wait */
+	int seen;
+	int done;
+};
+
+static void *watcher_main(void *arg)
+{
+	struct watcher *w = arg;
+
+	for (int i = 0; i < 200000 && !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE); i++) {
+		struct timespec ts = { 0, 20000 };
+		int n = nr_readers(w->rw);
+
+		if (n > w->seen)
+			w->seen = n;
+		if (w->seen >= w->want)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static int critical_timed_wrlock(sp_rwlock_t *rw, struct watcher *w)
+{
+	struct timespec dl;
+	pthread_t t;
+	int rc;
+
+	assert_int_equal(pthread_create(&t, NULL, watcher_main, w), 0);
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_nsec += 200 * 1000000L; /* ends the test's wait, whatever happens */
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	rc = sp_rwlock_timedwrlock(rw, &dl);
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	return rc;
+}
+
+static void test_readers_found_before_and_after_watch(void **state)
+{
+	sp_rwlock_t rw;
+	struct rd early = { .rw = &rw }, late = { .rw = &rw };
+	struct watcher w1 = { .rw = &rw, .want = 1 };
+	struct watcher w2 = { .rw = &rw, .want = 1 };
+	struct sp_runtime_stats st;
+	pthread_t te, tl;
+
+	(void)state;
+	assert_int_equal(sp_rwlock_init(&rw, 0), 0);
+	assert_int_equal(pthread_create(&te, NULL, reader_main, &early), 0);
+	while (!__atomic_load_n(&early.stage, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(early.rc, 0);
+	assert_int_equal(nr_readers(&rw), 0); /* not watched: not told */
+
+	/* The reader entered before anyone waited: the waiter's scan finds it. */
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(critical_timed_wrlock(&rw, &w1), ETIMEDOUT);
+	assert_int_equal(w1.seen, 1);
+	assert_int_equal(nr_readers(&rw), 1);
+
+	/* Its release is told: the core no longer has it. */
+	__atomic_store_n(&early.stage, 2, __ATOMIC_RELEASE);
+	pthread_join(te, NULL);
+	assert_int_equal(nr_readers(&rw), 0);
+
+	/* The lock is watched now: a new reader tells the core itself. */
+	assert_int_equal(pthread_create(&tl, NULL, reader_main, &late), 0);
+	while (!__atomic_load_n(&late.stage, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(nr_readers(&rw), 1);
+	assert_int_equal(critical_timed_wrlock(&rw, &w2), ETIMEDOUT);
+	assert_int_equal(w2.seen, 1); /* found once, not twice */
+	assert_int_equal(nr_readers(&rw), 1);
+	__atomic_store_n(&late.stage, 2, __ATOMIC_RELEASE);
+	pthread_join(tl, NULL);
+	assert_int_equal(nr_readers(&rw), 0);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_int_equal(st.core.blocks, st.core.unblocks);
+	assert_int_equal(sp_rwlock_destroy(&rw), 0);
+}
+
+/* A critical waiter on a mutex: the owner comes from the lock word, and a
+ * holder that takes the lock while the critical thread waits is told. */
+struct mh {
+	sp_mutex_t *m;
+	int stage;
+};
+
+static void *mutex_holder(void *arg)
+{
+	struct mh *h = arg;
+
+	sp_mutex_lock(h->m);
+	__atomic_store_n(&h->stage, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&h->stage, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+	sp_mutex_unlock(h->m);
+	return NULL;
+}
+
+struct mwatch {
+	sp_mutex_t *m;
+	sp_tid_t want;
+	int seen;
+	int done;
+};
+
+static void *mutex_watcher(void *arg)
+{
+	struct mwatch *w = arg;
+
+	for (int i = 0; i < 200000 && !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE); i++) {
+		struct timespec ts = { 0, 20000 };
+		sp_tid_t o = 0;
+
+		sp_lock_owner(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)w->m, &o);
+		if (o && o == __atomic_load_n(&w->want, __ATOMIC_ACQUIRE)) {
+			w->seen = 1;
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static void test_owner_from_word(void **state)
+{
+	sp_mutex_t m;
+	struct mh h = { .m = &m };
+	struct mwatch w = { .m = &m };
+	struct timespec dl;
+	pthread_t th, tw;
+	sp_tid_t owner = 1;
+
+	(void)state;
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	assert_int_equal(pthread_create(&th, NULL, mutex_holder, &h), 0);
+	while (!__atomic_load_n(&h.stage, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(sp_lock_owner(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&m, &owner), 0);
+	assert_int_equal(owner, 0); /* not told */
+	/* the holder's tid, as glibc keeps it */
+	__atomic_store_n(&w.want, (sp_tid_t)(((pthread_mutex_t *)(void *)m.opaque.bytes)->__data.__owner),
+			 __ATOMIC_RELEASE);
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(pthread_create(&tw, NULL, mutex_watcher, &w), 0);
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 1;
+	assert_int_equal(sp_mutex_timedlock(&m, &dl), ETIMEDOUT);
+	__atomic_store_n(&w.done, 1, __ATOMIC_RELEASE);
+	pthread_join(tw, NULL);
+	assert_int_equal(w.seen, 1);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	__atomic_store_n(&h.stage, 2, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uncontended_tells_nothing),
+		cmocka_unit_test(test_readers_found_before_and_after_watch),
+		cmocka_unit_test(test_owner_from_word),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
