@@ -38,6 +38,7 @@ struct bench_opts {
 	int nr_k;
 	int prio;                /* SCHED_FIFO priority of fast track and rt-ui */
 	uint32_t budget_ms;
+	int repeat;              /* runs of each row; the table shows median and range */
 	const char *json_path;
 	bool quiet;
 	/* internal: the re-executed child of superpass-preload */
@@ -50,6 +51,7 @@ struct bench_result {
 	enum bench_scenario scenario;
 	enum bench_policy policy;
 	uint32_t k;              /* rwlock tracker bound (0: n/a) */
+	int rep;                 /* which of the --repeat passes */
 	bool skipped;
 	char note[96];
 	struct sp_hist hist;     /* blocking durations of the critical thread, ns */
@@ -61,6 +63,12 @@ struct bench_result {
 	double cpu_s;            /* process CPU time during the run */
 	uint64_t blocked_ns, holder_wait_ns;
 	uint64_t grants, expiries, fast_tracks;
+	/* From a critical thread's wait (a failed trylock) to a holder of the
+	 * lock seeing itself in SCHED_FIFO while it runs its section. */
+	struct sp_hist boost_hist;
+	uint64_t boost_p50, boost_p99, boost_n;
+	double rt_cpu_s;         /* CPU time of the runtime's worker thread in the run */
+	int ncpus;
 	/* superpass policies: every core and runtime counter at the end of the
 	 * run (the JSON's "core" and "runtime" objects). */
 	bool have_stats;
@@ -92,6 +100,9 @@ int bench_child_main(const struct bench_opts *o);
 void bench_print_header(FILE *f, const struct bench_opts *o, enum bench_scenario sc);
 void bench_print_row(FILE *f, const struct bench_result *r, const struct bench_result *none);
 void bench_print_summary(FILE *f, const struct bench_result *rs, int n, enum bench_scenario sc);
+/* @rs: @reps passes over the same @rows rows (rs[rep * rows + row]). */
+void bench_print_repeats(FILE *f, const struct bench_opts *o, const struct bench_result *rs,
+			 int rows, int reps);
 int bench_write_json(const char *path, const struct bench_opts *o, const struct bench_result *rs,
 		     int n);
 
@@ -100,6 +111,10 @@ uint64_t bench_now_ns(void);
 uint64_t bench_thread_cpu_ns(void);
 double bench_process_cpu_s(void);
 void bench_spin_cpu_us(uint32_t us);
+/* The same, calling @poll(@arg) about every 20 us of CPU time. */
+void bench_spin_cpu_us_poll(uint32_t us, void (*poll)(void *arg), void *arg);
+/* CPU time (s) of this process's thread named @comm (0 if none). */
+double bench_thread_cpu_by_name(const char *comm);
 int bench_set_nice(int nice);
 int bench_gettid(void);
 int bench_schedstat_open(int tid);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* `superpass bench`: every selected scenario under every selected policy. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +27,28 @@ static int nr_runs(const struct bench_opts *o, enum bench_scenario sc)
 	return n;
 }
 
+/* One row (scenario, policy, K) of one pass. */
+static void run_row(const struct bench_opts *o, int full_argc, char **full_argv,
+		    enum bench_scenario sc, enum bench_policy po, uint32_t k, int rep,
+		    struct bench_result *r)
+{
+	if (sc == SC_RWLOCK && po == PO_PI) {
+		memset(r, 0, sizeof(*r));
+		r->scenario = sc;
+		r->policy = po;
+		r->skipped = true;
+		snprintf(r->note, sizeof(r->note), "glibc rwlocks have no priority inheritance");
+	} else if (po == PO_PRELOAD) {
+		bench_run_preload(o, full_argc, full_argv, sc, k, r);
+	} else {
+		bench_run(o, sc, po, k, r);
+		bench_result_finish(r);
+	}
+	if (sc == SC_RWLOCK && po != PO_SUPERPASS && po != PO_PRELOAD)
+		r->k = 0;
+	r->rep = rep;
+}
+
 int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 {
 	struct bench_opts o;
@@ -39,7 +62,7 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 		return bench_child_main(&o);
 	for (int s = 0; s < SC_NR; s++)
 		if (o.scenarios & (1u << s))
-			total += nr_runs(&o, (enum bench_scenario)s);
+			total += nr_runs(&o, (enum bench_scenario)s) * o.repeat;
 	rs = calloc((size_t)total, sizeof(*rs));
 	if (!rs)
 		return 1;
@@ -50,65 +73,61 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 	if (!o.quiet)
 		fprintf(stderr, "superpass bench: %d runs of %.1f s on %ld CPUs (about %.0f s)\n",
 			total, o.duration_s, sysconf(_SC_NPROCESSORS_ONLN),
-			total * (o.duration_s + 0.2));
+			total * (o.duration_s + 0.25));
 	for (int s = 0; s < SC_NR; s++) {
 		enum bench_scenario sc = (enum bench_scenario)s;
-		int first = n;
+		int first = n, rows;
 
 		if (!(o.scenarios & (1u << s)))
 			continue;
-		for (int p = 0; p < PO_NR; p++) {
-			enum bench_policy po = (enum bench_policy)p;
-			int nk = sc == SC_RWLOCK && po == PO_SUPERPASS ? o.nr_k : 1;
+		rows = nr_runs(&o, sc);
+		/* Passes alternate the policies, so that a slow stretch of a
+		 * shared machine hits every row rather than one. */
+		for (int rep = 0; rep < o.repeat; rep++) {
+			for (int p = 0; p < PO_NR; p++) {
+				enum bench_policy po = (enum bench_policy)p;
+				int nk = sc == SC_RWLOCK && po == PO_SUPERPASS ? o.nr_k : 1;
 
-			if (!(o.policies & (1u << p)))
-				continue;
-			for (int ki = 0; ki < nk; ki++) {
-				/* the interposer runs with its default K (4) */
-				uint32_t k = sc != SC_RWLOCK ? 0 : po == PO_SUPERPASS ? o.k[ki] : 4;
-				struct bench_result *r = &rs[n++];
-
-				if (!o.quiet)
-					fprintf(stderr, "\r[%2d/%d] %-7s %-22s", ++done, total,
-						bench_scenario_name[sc], bench_policy_name[po]);
-				if (sc == SC_RWLOCK && po == PO_PI) {
-					memset(r, 0, sizeof(*r));
-					r->scenario = sc;
-					r->policy = po;
-					r->skipped = true;
-					snprintf(r->note, sizeof(r->note),
-						 "glibc rwlocks have no priority inheritance");
+				if (!(o.policies & (1u << p)))
 					continue;
+				for (int ki = 0; ki < nk; ki++) {
+					/* the interposer runs with its default K (4) */
+					uint32_t k = sc != SC_RWLOCK ? 0
+						     : po == PO_SUPERPASS ? o.k[ki] : 4;
+
+					if (!o.quiet)
+						fprintf(stderr, "\r[%2d/%d] %-7s %-22s", ++done, total,
+							bench_scenario_name[sc], bench_policy_name[po]);
+					run_row(&o, full_argc, full_argv, sc, po, k, rep, &rs[n++]);
 				}
-				if (po == PO_PRELOAD)
-					bench_run_preload(&o, full_argc, full_argv, sc, k, r);
-				else
-					bench_run(&o, sc, po, k, r);
-				if (po != PO_PRELOAD)
-					bench_result_finish(r);
-				if (sc == SC_RWLOCK && po != PO_SUPERPASS && po != PO_PRELOAD)
-					r->k = 0;
 			}
 		}
 		if (!o.quiet)
 			fprintf(stderr, "\r%60s\r", "");
 		bench_print_header(stdout, &o, sc);
-		for (int i = first; i < n; i++) {
+		if (o.repeat == 1) {
 			const struct bench_result *none = NULL;
 
 			for (int j = first; j < n; j++)
 				if (rs[j].policy == PO_NONE)
 					none = &rs[j];
-			bench_print_row(stdout, &rs[i], none);
+			for (int i = first; i < n; i++)
+				bench_print_row(stdout, &rs[i], none);
+			bench_print_summary(stdout, rs + first, n - first, sc);
+		} else {
+			bench_print_repeats(stdout, &o, rs + first, rows, o.repeat);
 		}
-		bench_print_summary(stdout, rs + first, n - first, sc);
 		fflush(stdout);
 	}
 	printf("\nblocking: critical thread's wait from lock request to acquisition; janky: 8.33 ms "
 	       "deadlines passed before the frame's work was done;\nhog_lost: background work lost vs none; "
 	       "h_wait: share of blocking time the holders spent runnable but waiting for a CPU\n"
 	       "(/proc/self/task/TID/schedstat); grants/expired: fast tracks granted / ended by the "
-	       "budget.\n");
+	       "budget;\nboost_us: from a critical wait to a holder running in SCHED_FIFO (P50/P99); "
+	       "rt_cpu: the runtime's worker thread's CPU time\nas a share of all CPUs' time.\n");
+	if (o.repeat > 1)
+		printf("With --repeat: median (min-max) over the runs; P99.9 of fewer than 1000 "
+		       "blockings is the maximum\n(\"max of N\" gives the blockings behind it).\n");
 	if (o.json_path && bench_write_json(o.json_path, &o, rs, n) != 0) {
 		fprintf(stderr, "superpass bench: cannot write %s\n", o.json_path);
 		free(rs);

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -15,13 +16,15 @@ const char *const bench_policy_name[PO_NR] = { "none", "pi", "rt-ui", "superpass
 void bench_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: superpass bench [options]        real-kernel experiment (about 1 minute)\n"
+		"usage: superpass bench [options]        real-kernel experiment (about 2 minutes)\n"
 		"       superpass bench micro [options]  ns per uncontended lock+unlock\n"
 		"\n"
 		"A critical thread (120 Hz frame loop) takes locks held by low-priority threads\n"
 		"while CPU hogs keep every CPU busy; each policy runs the same workload.\n"
 		"\n"
-		"  -d, --duration SEC      seconds per policy run (default 3)\n"
+		"  -d, --duration SEC      seconds per policy run (default 2)\n"
+		"  -r, --repeat N          runs of every row, alternating policies; the table gives\n"
+		"                          the median and min-max over them (default 3)\n"
 		"  -s, --scenarios LIST    mutex,rwlock,chain (default all)\n"
 		"  -p, --policies LIST     none,pi,rt-ui,superpass,superpass-preload (default all)\n"
 		"      --hogs N            CPU hogs (default 4)\n"
@@ -45,25 +48,104 @@ void bench_usage(FILE *f)
 		"  -h, --help\n");
 }
 
-static int parse_list(const char *arg, const char *const *names, int nr, unsigned *mask)
+/* Splits a comma-separated option value; an empty value or an empty
+ * item (",", "a,,b", "a,") is an error naming the option. Calls @item for
+ * each; returns -1 (message printed) or 0. */
+static int split_list(const char *arg, const char *opt, int (*item)(const char *tok, void *ctx),
+		      void *ctx)
 {
-	char *copy = strdup(arg), *save = NULL, *tok;
+	const char *p = arg;
 
-	*mask = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int i;
+	if (!*arg) {
+		fprintf(stderr, "superpass bench: %s wants a comma-separated list, got ''\n", opt);
+		return -1;
+	}
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		char tok[64];
 
-		for (i = 0; i < nr && strcmp(tok, names[i]); i++)
-			;
-		if (i == nr) {
-			fprintf(stderr, "superpass bench: unknown name '%s'\n", tok);
-			free(copy);
+		if (n == 0 || n >= sizeof(tok)) {
+			fprintf(stderr, "superpass bench: %s: %s item in '%s'\n", opt,
+				n ? "too long an" : "empty", arg);
 			return -1;
 		}
-		*mask |= 1u << i;
+		memcpy(tok, p, n);
+		tok[n] = 0;
+		if (item(tok, ctx))
+			return -1;
+		if (!comma)
+			return 0;
+		p = comma + 1;
 	}
-	free(copy);
-	return *mask ? 0 : -1;
+}
+
+struct name_ctx {
+	const char *const *names;
+	int nr;
+	unsigned mask;
+	const char *opt;
+};
+
+static int name_item(const char *tok, void *arg)
+{
+	struct name_ctx *c = arg;
+	int i;
+
+	for (i = 0; i < c->nr && strcmp(tok, c->names[i]); i++)
+		;
+	if (i == c->nr) {
+		fprintf(stderr, "superpass bench: %s: unknown name '%s' (one of", c->opt, tok);
+		for (i = 0; i < c->nr; i++)
+			fprintf(stderr, "%s%s", i ? ", " : " ", c->names[i]);
+		fprintf(stderr, ")\n");
+		return -1;
+	}
+	c->mask |= 1u << i;
+	return 0;
+}
+
+static int parse_list(const char *arg, const char *const *names, int nr, unsigned *mask,
+		      const char *opt)
+{
+	struct name_ctx c = { .names = names, .nr = nr, .opt = opt };
+
+	if (split_list(arg, opt, name_item, &c))
+		return -1;
+	*mask = c.mask;
+	return 0;
+}
+
+/* --json FILE must be writable before the run, not found out after it. */
+static int check_writable(const char *path, const char *opt)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	if (!*path) {
+		fprintf(stderr, "superpass bench: %s wants a file name, got ''\n", opt);
+		return -1;
+	}
+	if (access(path, F_OK) == 0) {
+		if (access(path, W_OK) != 0) {
+			fprintf(stderr, "superpass bench: %s %s: cannot write: %s\n", opt, path,
+				strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK) != 0) {
+		fprintf(stderr, "superpass bench: %s %s: cannot create it in %s: %s\n", opt, path,
+			dir, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 static int parse_long(const char *arg, long lo, long hi, long *out, const char *opt)
@@ -80,6 +162,21 @@ static int parse_long(const char *arg, long lo, long hi, long *out, const char *
 	return 0;
 }
 
+static int k_item(const char *tok, void *arg)
+{
+	struct bench_opts *o = arg;
+	long v;
+
+	if (o->nr_k == BENCH_MAX_K) {
+		fprintf(stderr, "superpass bench: --k: at most %d values\n", BENCH_MAX_K);
+		return -1;
+	}
+	if (parse_long(tok, 1, 64, &v, "--k"))
+		return -1;
+	o->k[o->nr_k++] = (uint32_t)v;
+	return 0;
+}
+
 enum {
 	O_HOGS = 256, O_HOLDERS, O_READERS, O_K, O_UINICE, O_BGNICE, O_HOGNICE, O_CS, O_UICS,
 	O_UIWORK, O_LPF, O_GAP, O_PRIO, O_BUDGET, O_SEED, O_JSON, O_CHILD, O_RESULT
@@ -89,6 +186,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o)
 {
 	static const struct option lo[] = {
 		{ "duration", required_argument, NULL, 'd' },
+		{ "repeat", required_argument, NULL, 'r' },
 		{ "scenarios", required_argument, NULL, 's' },
 		{ "policies", required_argument, NULL, 'p' },
 		{ "hogs", required_argument, NULL, O_HOGS },
@@ -117,7 +215,8 @@ int bench_parse(int argc, char **argv, struct bench_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->duration_s = 3.0;
+	o->duration_s = 2.0;
+	o->repeat = 3;
 	o->scenarios = (1u << SC_NR) - 1;
 	o->policies = (1u << PO_NR) - 1;
 	o->hogs = 4;
@@ -139,7 +238,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o)
 	o->child_scenario = -1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:s:p:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:r:s:p:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd': {
 			char *end;
@@ -151,12 +250,14 @@ int bench_parse(int argc, char **argv, struct bench_opts *o)
 			}
 			break;
 		}
+		case 'r': if (parse_long(optarg, 1, 100, &v, "--repeat")) return -1; o->repeat = (int)v; break;
 		case 's':
-			if (parse_list(optarg, bench_scenario_name, SC_NR, &o->scenarios))
+			if (parse_list(optarg, bench_scenario_name, SC_NR, &o->scenarios,
+				       "--scenarios"))
 				return -1;
 			break;
 		case 'p':
-			if (parse_list(optarg, bench_policy_name, PO_NR, &o->policies))
+			if (parse_list(optarg, bench_policy_name, PO_NR, &o->policies, "--policies"))
 				return -1;
 			break;
 		case O_HOGS: if (parse_long(optarg, 0, 32, &v, "--hogs")) return -1; o->hogs = (int)v; break;
@@ -173,25 +274,18 @@ int bench_parse(int argc, char **argv, struct bench_opts *o)
 		case O_PRIO: if (parse_long(optarg, 1, 98, &v, "--prio")) return -1; o->prio = (int)v; break;
 		case O_BUDGET: if (parse_long(optarg, 0, 100000, &v, "--budget-ms")) return -1; o->budget_ms = (uint32_t)v; break;
 		case O_SEED: if (parse_long(optarg, 0, 0x7fffffffL, &v, "--seed")) return -1; o->seed = (uint64_t)v; break;
-		case O_JSON: o->json_path = optarg; break;
+		case O_JSON:
+			if (check_writable(optarg, "--json"))
+				return -1;
+			o->json_path = optarg;
+			break;
 		case O_CHILD: if (parse_long(optarg, 0, SC_NR - 1, &v, "--internal-child")) return -1; o->child_scenario = (int)v; break;
 		case O_RESULT: o->child_result = optarg; break;
-		case O_K: {
-			char *copy = strdup(optarg), *save = NULL, *tok;
-
+		case O_K:
 			o->nr_k = 0;
-			for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (o->nr_k == BENCH_MAX_K || parse_long(tok, 1, 64, &v, "--k")) {
-					free(copy);
-					return -1;
-				}
-				o->k[o->nr_k++] = (uint32_t)v;
-			}
-			free(copy);
-			if (!o->nr_k)
+			if (split_list(optarg, "--k", k_item, o))
 				return -1;
 			break;
-		}
 		case 'q': o->quiet = true; break;
 		case 'h': bench_usage(stdout); return 1;
 		case ':':

@@ -98,6 +98,8 @@ int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 
 	memset(r, 0, sizeof(*r));
 	sp_hist_init(&r->hist);
+	sp_hist_init(&r->boost_hist);
+	r->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	r->scenario = sc;
 	r->policy = PO_PRELOAD;
 	r->k = sc == SC_RWLOCK ? k : 0;
@@ -155,10 +157,12 @@ int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 		double d;
 
 		while (fscanf(f, "%31s", key) == 1) {
-			if (!strcmp(key, "seconds") || !strcmp(key, "cpu_s")) {
+			if (!strcmp(key, "seconds") || !strcmp(key, "cpu_s") ||
+			    !strcmp(key, "rt_cpu_s")) {
 				if (fscanf(f, "%lf", &d) != 1)
 					break;
-				*(!strcmp(key, "seconds") ? &r->seconds : &r->cpu_s) = d;
+				*(!strcmp(key, "seconds") ? &r->seconds
+				  : !strcmp(key, "cpu_s") ? &r->cpu_s : &r->rt_cpu_s) = d;
 				continue;
 			}
 			if (fscanf(f, "%llu", &v) != 1)
@@ -166,6 +170,7 @@ int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 #define K(x) if (!strcmp(key, #x)) r->x = v;
 			K(blockings) K(frames) K(janky) K(hog_iters) K(blocked_ns)
 			K(holder_wait_ns) K(p50) K(p99) K(p999) K(max)
+			K(boost_p50) K(boost_p99) K(boost_n)
 #undef K
 		}
 		fclose(f);
@@ -212,12 +217,14 @@ int bench_child_main(const struct bench_opts *o)
 		return 1;
 	fprintf(f, "blockings %llu\nframes %llu\njanky %llu\nhog_iters %llu\nblocked_ns %llu\n"
 		   "holder_wait_ns %llu\np50 %llu\np99 %llu\np999 %llu\nmax %llu\nseconds %f\n"
-		   "cpu_s %f\n",
+		   "cpu_s %f\nboost_p50 %llu\nboost_p99 %llu\nboost_n %llu\nrt_cpu_s %f\n",
 		(unsigned long long)r->blockings, (unsigned long long)r->frames,
 		(unsigned long long)r->janky, (unsigned long long)r->hog_iters,
 		(unsigned long long)r->blocked_ns, (unsigned long long)r->holder_wait_ns,
 		(unsigned long long)r->p50, (unsigned long long)r->p99,
-		(unsigned long long)r->p999, (unsigned long long)r->max, r->seconds, r->cpu_s);
+		(unsigned long long)r->p999, (unsigned long long)r->max, r->seconds, r->cpu_s,
+		(unsigned long long)r->boost_p50, (unsigned long long)r->boost_p99,
+		(unsigned long long)r->boost_n, r->rt_cpu_s);
 	fclose(f);
 	free(r);
 	return 0;

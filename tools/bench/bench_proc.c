@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Clocks, CPU-time work, niceness and per-thread run-queue wait. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -53,6 +55,59 @@ void bench_spin_cpu_us(uint32_t us)
 			x += (uint64_t)i;
 		__asm__ volatile("" : : "r"(x)); /* keep the work */
 	}
+}
+
+void bench_spin_cpu_us_poll(uint32_t us, void (*poll)(void *arg), void *arg)
+{
+	uint64_t now = bench_thread_cpu_ns(), end = now + (uint64_t)us * 1000u, next = now;
+	uint64_t x = 0;
+
+	while ((now = bench_thread_cpu_ns()) < end) {
+		if (now >= next) {
+			poll(arg);
+			next = now + 20000u;
+		}
+		for (int i = 0; i < 200; i++)
+			x += (uint64_t)i;
+		__asm__ volatile("" : : "r"(x)); /* keep the work */
+	}
+}
+
+double bench_thread_cpu_by_name(const char *comm)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	double s = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[300], name[32] = { 0 };
+		unsigned long long ns;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(name, sizeof(name), f))
+			name[0] = 0;
+		fclose(f);
+		name[strcspn(name, "\n")] = 0;
+		if (strcmp(name, comm))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
+		f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%llu", &ns) == 1)
+				s += (double)ns / 1e9; /* first field: time on CPU, ns */
+			fclose(f);
+		}
+	}
+	closedir(d);
+	return s;
 }
 
 int bench_gettid(void)

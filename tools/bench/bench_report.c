@@ -2,6 +2,7 @@
 /* The table on stdout and the JSON file. */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
@@ -16,6 +17,11 @@ void bench_result_finish(struct bench_result *r)
 	r->p99 = sp_hist_quantile(&r->hist, 99, 100);
 	r->p999 = sp_hist_quantile(&r->hist, 999, 1000);
 	r->max = r->hist.max;
+	r->boost_n = r->boost_hist.count;
+	if (r->boost_n) {
+		r->boost_p50 = sp_hist_quantile(&r->boost_hist, 50, 100);
+		r->boost_p99 = sp_hist_quantile(&r->boost_hist, 99, 100);
+	}
 }
 
 static double ms(uint64_t ns)
@@ -54,9 +60,28 @@ void bench_print_header(FILE *f, const struct bench_opts *o, enum bench_scenario
 	fprintf(f, " at nice %d, %d hogs at nice %d, critical at nice %d, cs %u us, %.1f s per "
 		   "policy\n",
 		o->bg_nice, o->hogs, o->hog_nice, o->ui_nice, o->cs_us, o->duration_s);
-	fprintf(f, "%-22s %9s %8s %8s %9s %8s %7s %6s %8s %6s %7s %7s %7s\n", "policy", "blockings",
-		"p50_ms", "p99_ms", "p99.9_ms", "max_ms", "frames", "janky", "hog_lost", "cpu_s",
-		"grants", "expired", "h_wait");
+	if (o->repeat > 1) {
+		fprintf(f, "%d runs of each row, median (min-max)\n", o->repeat);
+		fprintf(f, "%-22s %9s %7s %-24s %-14s %-13s %-21s %6s %-13s %6s %7s\n", "policy",
+			"blockings", "p50_ms", "p99.9_ms", "behind p99.9", "janky", "hog_lost",
+			"rt_cpu", "boost_us", "grants", "expired");
+		return;
+	}
+	fprintf(f, "%-22s %9s %8s %8s %9s %8s %7s %6s %8s %6s %7s %7s %7s %6s %13s\n", "policy",
+		"blockings", "p50_ms", "p99_ms", "p99.9_ms", "max_ms", "frames", "janky", "hog_lost",
+		"cpu_s", "grants", "expired", "h_wait", "rt_cpu", "boost_us");
+}
+
+static double rt_share(const struct bench_result *r)
+{
+	double all = r->seconds * (r->ncpus > 0 ? r->ncpus : 1);
+
+	return all > 0 ? 100.0 * r->rt_cpu_s / all : 0.0;
+}
+
+static bool sp_row(const struct bench_result *r)
+{
+	return r->policy == PO_SUPERPASS || r->policy == PO_PRELOAD;
 }
 
 void bench_print_row(FILE *f, const struct bench_result *r, const struct bench_result *none)
@@ -86,6 +111,11 @@ void bench_print_row(FILE *f, const struct bench_result *r, const struct bench_r
 		fprintf(f, " %7s %7s", "-", "-");
 	fprintf(f, " %6.0f%%", r->blocked_ns ? 100.0 * (double)r->holder_wait_ns /
 						       (double)r->blocked_ns : 0.0);
+	if (sp_row(r))
+		fprintf(f, " %5.2f%% %6.0f/%-6.0f", rt_share(r), (double)r->boost_p50 / 1e3,
+			(double)r->boost_p99 / 1e3);
+	else
+		fprintf(f, " %6s %13s", "-", "-");
 	if (r->note[0])
 		fprintf(f, "  (%s)", r->note);
 	fprintf(f, "\n");
@@ -114,6 +144,140 @@ void bench_print_summary(FILE *f, const struct bench_result *rs, int n, enum ben
 			pct((double)r->janky, (double)none->janky),
 			pct((double)r->hog_iters / r->seconds,
 			    (double)none->hog_iters / none->seconds));
+	}
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median, min, max of @n values (sorted in place). */
+static void mmm(double *v, int n, double *med, double *lo, double *hi)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_d);
+	*lo = v[0];
+	*hi = v[n - 1];
+	*med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void print_mmm(FILE *f, int width, const char *fmt, double *v, int n)
+{
+	char buf[64];
+	double med, lo, hi;
+	int len;
+
+	mmm(v, n, &med, &lo, &hi);
+	len = snprintf(buf, sizeof(buf), fmt, med, lo, hi);
+	fprintf(f, " %s%*s", buf, width > len ? width - len : 0, "");
+}
+
+void bench_print_repeats(FILE *f, const struct bench_opts *o, const struct bench_result *rs,
+			 int rows, int reps)
+{
+	double v[100];
+	char name[40];
+
+	(void)o;
+	for (int row = 0; row < rows; row++) {
+		const struct bench_result *r0 = &rs[row];
+		double med, lo, hi, minb = 1e300, maxb = 0;
+		int n = 0, nmax = 0;
+
+		label(r0, name, sizeof(name));
+		if (r0->skipped) {
+			fprintf(f, "%-22s skipped: %s\n", name, r0->note);
+			continue;
+		}
+		fprintf(f, "%-22s", name);
+#define SP_REP_COLLECT(expr)                                              \
+	do {                                                              \
+		n = 0;                                                    \
+		for (int rep = 0; rep < reps; rep++) {                    \
+			const struct bench_result *r = &rs[rep * rows + row]; \
+			if (!r->skipped)                                  \
+				v[n++] = (double)(expr);                  \
+		}                                                         \
+	} while (0)
+		SP_REP_COLLECT(r->blockings);
+		if (!n) {
+			fprintf(f, " skipped: %s\n", r0->note);
+			continue;
+		}
+		mmm(v, n, &med, &lo, &hi);
+		fprintf(f, " %9.0f", med);
+		SP_REP_COLLECT(r->p50 / 1e6);
+		mmm(v, n, &med, &lo, &hi);
+		fprintf(f, " %7.2f", med);
+		SP_REP_COLLECT(r->p999 / 1e6);
+		print_mmm(f, 24, "%.2f (%.2f-%.2f)", v, n);
+		/* The blockings behind each run's P99.9: below 1000, it is the max. */
+		for (int rep = 0; rep < reps; rep++) {
+			const struct bench_result *r = &rs[rep * rows + row];
+
+			if (r->skipped)
+				continue;
+			minb = (double)r->blockings < minb ? (double)r->blockings : minb;
+			maxb = (double)r->blockings > maxb ? (double)r->blockings : maxb;
+			nmax += r->blockings < 1000;
+		}
+		{
+			char buf[40];
+
+			if (nmax == n)
+				snprintf(buf, sizeof(buf), "max of %.0f-%.0f", minb, maxb);
+			else
+				snprintf(buf, sizeof(buf), "%.0f-%.0f", minb, maxb);
+			fprintf(f, " %-14s", buf);
+		}
+		SP_REP_COLLECT(r->janky);
+		print_mmm(f, 13, "%.0f (%.0f-%.0f)", v, n);
+		if (r0->policy == PO_NONE) {
+			fprintf(f, " %-21s", "base");
+		} else {
+			n = 0;
+			for (int rep = 0; rep < reps; rep++) {
+				const struct bench_result *r = &rs[rep * rows + row], *none = NULL;
+
+				for (int j = 0; j < rows; j++)
+					if (rs[rep * rows + j].policy == PO_NONE)
+						none = &rs[rep * rows + j];
+				if (r->skipped || !none || none->skipped || !none->hog_iters)
+					continue;
+				v[n++] = -pct((double)r->hog_iters / r->seconds,
+					      (double)none->hog_iters / none->seconds);
+			}
+			if (n)
+				print_mmm(f, 21, "%.1f%% (%.1f..%.1f)", v, n);
+			else
+				fprintf(f, " %-21s", "-");
+		}
+		if (sp_row(r0)) {
+			SP_REP_COLLECT(rt_share(r));
+			mmm(v, n, &med, &lo, &hi);
+			fprintf(f, " %5.2f%%", med);
+			SP_REP_COLLECT(r->boost_p50 / 1e3);
+			mmm(v, n, &med, &lo, &hi);
+			{
+				char buf[40];
+				double p50 = med;
+
+				SP_REP_COLLECT(r->boost_p99 / 1e3);
+				mmm(v, n, &med, &lo, &hi);
+				snprintf(buf, sizeof(buf), "%.0f/%.0f", p50, med);
+				fprintf(f, " %-13s", buf);
+			}
+			SP_REP_COLLECT(r->grants);
+			mmm(v, n, &med, &lo, &hi);
+			fprintf(f, " %6.0f", med);
+			SP_REP_COLLECT(r->expiries);
+			mmm(v, n, &med, &lo, &hi);
+			fprintf(f, " %7.0f", med);
+		}
+#undef SP_REP_COLLECT
+		fprintf(f, "\n");
 	}
 }
 
@@ -153,11 +317,12 @@ int bench_write_json(const char *path, const struct bench_opts *o, const struct 
 	fprintf(f, "{\n  \"options\": {\"duration_s\": %.3f, \"hogs\": %d, \"holders\": %d, "
 		   "\"readers\": %d, \"ui_nice\": %d, \"bg_nice\": %d, \"hog_nice\": %d, "
 		   "\"cs_us\": %u, \"ui_cs_us\": %u, \"ui_work_us\": %u, \"locks_per_frame\": %u, "
-		   "\"gap_us\": %u, \"prio\": %d, \"budget_ms\": %u, \"seed\": %llu},\n"
+		   "\"gap_us\": %u, \"prio\": %d, \"budget_ms\": %u, \"seed\": %llu, "
+		   "\"repeat\": %d},\n"
 		   "  \"runs\": [\n",
 		o->duration_s, o->hogs, o->holders, o->readers, o->ui_nice, o->bg_nice, o->hog_nice,
 		o->cs_us, o->ui_cs_us, o->ui_work_us, o->locks_per_frame, o->gap_us, o->prio,
-		o->budget_ms, (unsigned long long)o->seed);
+		o->budget_ms, (unsigned long long)o->seed, o->repeat);
 	for (int i = 0; i < n; i++) {
 		const struct bench_result *r = &rs[i];
 
@@ -167,7 +332,8 @@ int bench_write_json(const char *path, const struct bench_opts *o, const struct 
 			   "\"frames\": %llu, \"janky\": %llu, \"hog_iters\": %llu, "
 			   "\"seconds\": %.3f, \"cpu_s\": %.3f, \"blocked_ns\": %llu, "
 			   "\"holder_wait_ns\": %llu, \"grants\": %llu, \"expiries\": %llu, "
-			   "\"fast_tracks\": %llu, ",
+			   "\"fast_tracks\": %llu, \"rep\": %d, \"boost_p50_ns\": %llu, "
+			   "\"boost_p99_ns\": %llu, \"boosts_measured\": %llu, \"rt_cpu_s\": %.4f, ",
 			bench_scenario_name[r->scenario], bench_policy_name[r->policy], r->k,
 			r->skipped ? "true" : "false", r->note, (unsigned long long)r->blockings,
 			(unsigned long long)r->p50, (unsigned long long)r->p99,
@@ -176,7 +342,9 @@ int bench_write_json(const char *path, const struct bench_opts *o, const struct 
 			(unsigned long long)r->hog_iters, r->seconds, r->cpu_s,
 			(unsigned long long)r->blocked_ns, (unsigned long long)r->holder_wait_ns,
 			(unsigned long long)r->grants, (unsigned long long)r->expiries,
-			(unsigned long long)r->fast_tracks);
+			(unsigned long long)r->fast_tracks, r->rep,
+			(unsigned long long)r->boost_p50, (unsigned long long)r->boost_p99,
+			(unsigned long long)r->boost_n, r->rt_cpu_s);
 		json_stats(f, r);
 		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}

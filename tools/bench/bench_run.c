@@ -123,6 +123,7 @@ struct bg {
 	int tid;
 	int schedstat_fd;
 	int holding;            /* atomic: inside a critical section */
+	uint64_t boost_seq;     /* the last critical wait this holder checked its policy for */
 	uint64_t rng;
 	pthread_t thread;
 };
@@ -148,6 +149,14 @@ struct run {
 	struct bench_result *r;
 	int ui_err;
 	int trace;              /* SUPERPASS_BENCH_TRACE: one line per blocking */
+	/* Boost latency: the critical thread publishes each wait (its start,
+	 * and a sequence number); the first holder to see itself in
+	 * SCHED_FIFO during that wait records now - start. */
+	bool measure_boost;
+	uint64_t wait_t0;       /* atomic: start of the critical thread's wait, 0 if none */
+	uint64_t wait_seq;      /* atomic: number of that wait */
+	uint64_t boost_done;    /* atomic: the last wait whose latency was recorded */
+	pthread_mutex_t boost_lock; /* r->boost_hist */
 };
 
 static bool stopping(struct run *run)
@@ -170,6 +179,42 @@ static uint64_t xorshift(uint64_t *s)
 	x ^= x >> 7;
 	x ^= x << 17;
 	return *s = x;
+}
+
+/* In a holder's critical section: is a critical thread waiting, and are we
+ * running fast-tracked? One sched_getscheduler per 20 us of the section,
+ * only while a wait is on and not yet seen. */
+static void bg_boost_poll(void *arg)
+{
+	struct bg *g = arg;
+	struct run *run = g->run;
+	uint64_t seq = __atomic_load_n(&run->wait_seq, __ATOMIC_ACQUIRE);
+	uint64_t t0 = __atomic_load_n(&run->wait_t0, __ATOMIC_ACQUIRE), done, now;
+
+	if (!t0 || seq == g->boost_seq ||
+	    (done = __atomic_load_n(&run->boost_done, __ATOMIC_ACQUIRE)) >= seq)
+		return;
+	if ((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) != SCHED_FIFO)
+		return;
+	now = bench_now_ns();
+	g->boost_seq = seq;
+	/* t0 must still be this wait's: re-read the sequence after it. */
+	if (__atomic_load_n(&run->wait_seq, __ATOMIC_ACQUIRE) != seq || now < t0)
+		return;
+	if (!__atomic_compare_exchange_n(&run->boost_done, &done, seq, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&run->boost_lock);
+	sp_hist_record(&run->r->boost_hist, now - t0);
+	pthread_mutex_unlock(&run->boost_lock);
+}
+
+static void bg_section(struct bg *g, uint32_t us)
+{
+	if (g->run->measure_boost)
+		bench_spin_cpu_us_poll(us, bg_boost_poll, g);
+	else
+		bench_spin_cpu_us(us);
 }
 
 static void *bg_main(void *arg)
@@ -196,9 +241,9 @@ static void *bg_main(void *arg)
 		if (run->sc == SC_CHAIN && g->idx == 0) {
 			blk_excl(&run->a);
 			__atomic_store_n(&g->holding, 1, __ATOMIC_RELEASE);
-			bench_spin_cpu_us(o->cs_us / 2);
+			bg_section(g, o->cs_us / 2);
 			blk_excl(&run->b);
-			bench_spin_cpu_us(o->cs_us / 2);
+			bg_section(g, o->cs_us / 2);
 			blk_unlock(&run->b);
 			__atomic_store_n(&g->holding, 0, __ATOMIC_RELEASE);
 			blk_unlock(&run->a);
@@ -210,7 +255,7 @@ static void *bg_main(void *arg)
 			else
 				blk_excl(l);
 			__atomic_store_n(&g->holding, 1, __ATOMIC_RELEASE);
-			bench_spin_cpu_us(o->cs_us);
+			bg_section(g, o->cs_us);
 			__atomic_store_n(&g->holding, 0, __ATOMIC_RELEASE);
 			blk_unlock(l);
 		}
@@ -252,6 +297,10 @@ static void ui_acquire(struct run *run, struct blk *l)
 	t0 = bench_now_ns();
 	if (blk_try_excl(l) == 0)
 		return;
+	if (run->measure_boost) {
+		__atomic_store_n(&run->wait_t0, t0, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&run->wait_seq, 1, __ATOMIC_ACQ_REL);
+	}
 	/* Who holds it now, and how long they have waited for a CPU so far. */
 	for (int i = 0; i < run->nr_bg; i++) {
 		if (__atomic_load_n(&run->bg[i].holding, __ATOMIC_ACQUIRE)) {
@@ -261,6 +310,8 @@ static void ui_acquire(struct run *run, struct blk *l)
 	}
 	blk_excl(l);
 	t1 = bench_now_ns();
+	if (run->measure_boost)
+		__atomic_store_n(&run->wait_t0, 0, __ATOMIC_RELEASE);
 	dur = t1 - t0;
 	for (int j = 0; j < nh; j++) {
 		uint64_t w = bench_schedstat_wait_ns(run->bg[holders[j]].schedstat_fd) - w0[j];
@@ -354,6 +405,8 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));
 	sp_hist_init(&r->hist);
+	sp_hist_init(&r->boost_hist);
+	r->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	r->scenario = sc;
 	r->policy = po;
 	r->k = sc == SC_RWLOCK ? k : 0;
@@ -362,6 +415,9 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 	run->po = po;
 	run->r = r;
 	run->trace = getenv("SUPERPASS_BENCH_TRACE") != NULL;
+	/* superpass, and the re-executed child of superpass-preload */
+	run->measure_boost = po == PO_SUPERPASS || o->child_scenario >= 0;
+	pthread_mutex_init(&run->boost_lock, NULL);
 	if (po == PO_SUPERPASS) {
 		rc = start_runtime(o, k);
 		if (rc) {
@@ -412,6 +468,9 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 	}
 	r->seconds = (double)(bench_now_ns() - t0) / 1e9;
 	r->cpu_s = bench_process_cpu_s() - cpu0;
+	/* The worker's CPU since it started with this run's runtime (the
+	 * interposer's child: since the process started, which is the run). */
+	r->rt_cpu_s = bench_thread_cpu_by_name("superpass-wk");
 	if (po == PO_SUPERPASS) {
 		struct sp_runtime_stats st;
 
@@ -434,6 +493,7 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 	blk_destroy(&run->b);
 	if (po == PO_SUPERPASS)
 		sp_runtime_shutdown();
+	pthread_mutex_destroy(&run->boost_lock);
 	free(run);
 	return 0;
 }

@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# ctest "bench_cli": `superpass bench` rejects bad option values up front,
+# before any run, with exit status 2 and a message naming the option (never
+# silently), and `--help` lists the options the parser takes. Nothing here
+# runs the benchmark itself (that is a measurement, not a test).
+#   check-cli.sh SUPERPASS
+set -eu
+sp=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# expect_reject WANT ARGS...: exit 2, stderr contains WANT, stdout empty.
+expect_reject() {
+	want=$1
+	shift
+	set +e
+	"$sp" bench "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	set -e
+	if [ "$rc" -ne 2 ]; then
+		echo "FAIL: bench $*: exit $rc, want 2"
+		fail=1
+	elif ! grep -qF -- "$want" "$tmp/err"; then
+		echo "FAIL: bench $*: stderr lacks '$want':"
+		cat "$tmp/err"
+		fail=1
+	elif [ -s "$tmp/out" ]; then
+		echo "FAIL: bench $*: printed something on stdout (ran?)"
+		fail=1
+	else
+		echo "ok: bench $* -> $(head -n 1 "$tmp/err")"
+	fi
+}
+
+expect_reject "--k wants a comma-separated list" --k ''
+expect_reject "--k: empty item" --k '4,'
+expect_reject "--k wants an integer" --k '4,x'
+expect_reject "--scenarios wants a comma-separated list" -s ''
+expect_reject "--scenarios: empty item" -s ','
+expect_reject "--scenarios: empty item" -s 'mutex,,chain'
+expect_reject "--policies wants a comma-separated list" -p ''
+expect_reject "--policies: empty item" -p ','
+expect_reject "--policies: unknown name 'foo'" -p 'none,foo'
+expect_reject "--json /nonexistent/x.json: cannot create it in /nonexistent" \
+	--json /nonexistent/x.json
+expect_reject "--json wants a file name" --json ''
+expect_reject "--repeat wants an integer" --repeat 0
+expect_reject "--repeat wants an integer" -r x
+expect_reject "unknown option" --no-such-option
+
+# A writable --json is accepted by the parser (checked with --help, which
+# stops after parsing), and --help names every long option.
+"$sp" bench --json "$tmp/ok.json" --help >"$tmp/help" ||
+	{ echo "FAIL: --json to a writable path rejected"; fail=1; }
+for opt in --duration --repeat --scenarios --policies --k --json --quiet; do
+	grep -qF -- "$opt" "$tmp/help" || { echo "FAIL: --help lacks $opt"; fail=1; }
+done
+[ "$fail" -eq 0 ] && echo "bench_cli: all passed"
+exit "$fail"
