@@ -107,6 +107,7 @@ static void sp_task_init_slot(void *arg, uint32_t slot)
 	sp_atomic_store(&t->block_start, 0);
 	sp_atomic_store(&t->refs, 0);
 	sp_atomic_store(&t->acquires, 0);
+	sp_atomic_store(&t->word_owned, 0);
 	sp_atomic_store(&t->releases, 0);
 	sp_atomic_add(&t->gen, 1);
 	sp_atomic_store(&t->applying, 0);

@@ -170,6 +170,14 @@ static bool sp_lock_set_owner(struct sp_core *core, struct sp_lock *l, sp_lock_k
 		return false;
 	sp_atomic_store(&l->word_owner, word);
 	sp_count(core, SP_C_owner_updates);
+	if (word) {
+		/* Its exit must drop this owner record: no acquire of its was
+		 * counted (sp_task_exit). */
+		struct sp_task *wt = sp_task_get(core, word);
+
+		if (wt)
+			sp_atomic_store(&wt->word_owned, 1);
+	}
 	if (cur) {
 		/* The previous owner let go unseen: its grants on @l end
 		 * as its release would have ended them. */

@@ -34,6 +34,10 @@ struct sp_task {
 	 * acquire+release (perf: a quarter of the path). */
 	sp_atomic64_t acquires;
 	sp_atomic64_t releases;
+	/* 1 once a lock word named this task owner (sp_lock_set_owner): such
+	 * a task may hold locks with no acquire counted, which its exit must
+	 * release all the same. */
+	sp_atomic64_t word_owned;
 	sp_atomic64_t gen;         /* +1 each time the slot gets a new task */
 	sp_atomic64_t applying;    /* a thread is bringing the host in line */
 	sp_os_lock_t boost_lock;   /* protects the fields below */

@@ -122,7 +122,7 @@ int sp_task_exit(struct sp_core *core, sp_tid_t tid)
 		if (l)
 			sp_tracker_exit(&l->waiters, tid);
 	}
-	if (sp_atomic_load(&t->acquires))
+	if (sp_atomic_load(&t->acquires) || sp_atomic_load(&t->word_owned))
 		sp_task_release_all(core, tid);
 	sp_grants_end_matching(core, &m, SP_END_EXIT);
 	/* A grant still being created when t turned dead holds a reference

@@ -291,6 +291,27 @@ static void test_capacity_overflow_degrades(void **state)
 	sp_test_destroy(&host);
 }
 
+/* An owner the core only ever read from a lock word (the userspace host
+ * reports no uncontended acquire) is dropped when that task exits (or
+ * execs): a later walk must not find, and fast-track, a task that is gone. */
+static void test_word_owner_dropped_at_exit(void **state)
+{
+	struct sp_core *core = sp_test_core(&host, NULL);
+	struct sp_walk_result r;
+	sp_tid_t out[4], owner = 0;
+
+	(void)state;
+	assert_int_equal(sp_lock_blocked_owner(core, 20, L1, SP_HOLD_EXCL, true, 10), 0);
+	assert_int_equal(sp_lock_owner(core, L1, &owner), 0);
+	assert_int_equal(owner, 10);
+	assert_int_equal(blockers(core, 20, out, 4, &r), 1);
+	assert_int_equal(sp_task_exit(core, 10), 0);
+	assert_int_equal(sp_lock_owner(core, L1, &owner), 0);
+	assert_int_equal(owner, 0);
+	assert_int_equal(blockers(core, 20, out, 4, &r), 0);
+	sp_test_destroy(&host);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_release_and_stale_events),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_capacity_overflow_degrades),
+		cmocka_unit_test(test_word_owner_dropped_at_exit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
