@@ -236,6 +236,10 @@ struct sp_trace_segment {
 	struct sp_trace_split split;  /* the blocker's time in [start, end] */
 	uint32_t chain_len;           /* threads behind the blocker */
 	int32_t chain[16];            /* their tids, nearest first */
+	/* chain[i]'s time while the thread before it (the blocker for i = 0)
+	 * waited on it, and that stretch (within [start_ns, end_ns]) */
+	struct sp_trace_split chain_split[16];
+	uint64_t chain_start_ns[16], chain_end_ns[16];
 };
 
 struct sp_trace_episode {

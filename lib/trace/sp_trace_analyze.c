@@ -520,10 +520,16 @@ static void split(struct sp_trace_analysis *a, struct thr *t, uint64_t s, uint64
 	}
 }
 
-/* The chain behind @b over [s, e): the waker of its longest overlapping wait, recursively. */
+static void split(struct sp_trace_analysis *a, struct thr *t, uint64_t s, uint64_t e,
+		  struct sp_trace_split *out, struct sp_trace_blocker *b);
+
+/* The chain behind @b over [s, e): the waker of its longest overlapping
+ * wait, recursively; each member's split over the stretch the one before
+ * it waited on it. */
 static uint32_t chain(struct sp_trace_analysis *a, uint32_t waiter, uint32_t b, uint64_t s,
-		      uint64_t e, int32_t *out, uint32_t max)
+		      uint64_t e, struct sp_trace_segment *sg, uint32_t max)
 {
+	int32_t *out = sg->chain;
 	uint32_t n = 0, seen[17];
 
 	seen[0] = waiter;
@@ -553,6 +559,9 @@ static uint32_t chain(struct sp_trace_analysis *a, uint32_t waiter, uint32_t b, 
 			dup |= seen[k] == next;
 		if (dup)
 			break;
+		split(a, a->thr.v[next], bs, be, &sg->chain_split[n], NULL);
+		sg->chain_start_ns[n] = bs;
+		sg->chain_end_ns[n] = be;
 		out[n++] = a->thr.v[next]->pub.tid;
 		seen[n + 1] = next;
 		b = next;
@@ -697,7 +706,7 @@ static void add_segment(struct sp_trace_analysis *a, struct thr *t, struct res *
 		}
 		r->pub.attributed_ns += e - s;
 		r->pub.runnable_ns += sp.ns[SP_TST_RUNNABLE];
-		sg.chain_len = chain(a, t->id, who, s, e, sg.chain, a->o.max_chain);
+		sg.chain_len = chain(a, t->id, who, s, e, &sg, a->o.max_chain);
 	}
 	if (VEC_PUSH(t->segs, sg))
 		t->ep.lost = true; /* out of memory: the episode lacks a segment */

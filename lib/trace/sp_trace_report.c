@@ -210,12 +210,19 @@ void sp_trace_print_summary(FILE *f, const struct sp_trace_analysis *a, unsigned
 					thr(a, sg->blocker_id)->comm, sg->blocker_tid,
 					ms(sg->split.ns[SP_TST_RUNNABLE]), ms(sg->split.ns[SP_TST_RUNNING]),
 					ms(sg->split.ns[SP_TST_SLEEPING]), ms(sg->split.ns[SP_TST_BLOCKED]));
-				if (sg->chain_len) {
-					fprintf(f, "; chain:");
-					for (uint32_t q = 0; q < sg->chain_len; q++)
-						fprintf(f, " <- %d", sg->chain[q]);
-				}
 				fprintf(f, "\n");
+				/* the chain: who the blocker waited on meanwhile, and
+				 * how that one spent the stretch */
+				for (uint32_t q = 0; q < sg->chain_len; q++) {
+					const struct sp_trace_split *cs = &sg->chain_split[q];
+
+					fprintf(f, "        %*s<- %d, +%.3f..%.3f ms: runnable %.3f, running %.3f, "
+						   "sleeping %.3f, blocked %.3f\n", (int)(2 * q), "", sg->chain[q],
+						ms(sg->chain_start_ns[q] - e->start_ns),
+						ms(sg->chain_end_ns[q] - e->start_ns),
+						ms(cs->ns[SP_TST_RUNNABLE]), ms(cs->ns[SP_TST_RUNNING]),
+						ms(cs->ns[SP_TST_SLEEPING]), ms(cs->ns[SP_TST_BLOCKED]));
+				}
 			}
 			if (e->nr_segments > 8)
 				fprintf(f, "      ... %u more waits\n", e->nr_segments - 8);
@@ -371,6 +378,20 @@ int sp_trace_write_json(const struct sp_trace_analysis *a, const struct sp_trace
 				for (uint32_t q = 0; q < sg->chain_len; q++)
 					json_object_array_add(ch, json_object_new_int(sg->chain[q]));
 				json_object_object_add(so, "chain", ch);
+				/* each chain member's split over its stretch */
+				ch = json_object_new_array();
+				for (uint32_t q = 0; q < sg->chain_len; q++) {
+					json_object *co = json_object_new_object();
+
+					json_object_object_add(co, "tid", json_object_new_int(sg->chain[q]));
+					json_object_object_add(co, "start_ns",
+							       json_object_new_int64((int64_t)sg->chain_start_ns[q]));
+					json_object_object_add(co, "end_ns",
+							       json_object_new_int64((int64_t)sg->chain_end_ns[q]));
+					jsplit(co, &sg->chain_split[q]);
+					json_object_array_add(ch, co);
+				}
+				json_object_object_add(so, "chain_split", ch);
 				json_object_array_add(segs, so);
 			}
 			json_object_object_add(eo, "waits", segs);

@@ -151,6 +151,13 @@ static void test_chain(void **state)
 	e = sp_trace_episode_get(r.a, 0);
 	assert_int_equal(e->segments[0].chain_len, 1);
 	assert_int_equal(e->segments[0].chain[0], 202);
+	/* b2, behind b1, over b1's wait on it (2.000010..2.003020): first
+	 * seen at 2.003000, running from there (its futex calls). */
+	assert_int_equal(e->segments[0].chain_start_ns[0], 2000010000ull);
+	assert_int_equal(e->segments[0].chain_end_ns[0], 2003020000ull);
+	assert_int_equal(e->segments[0].chain_split[0].ns[SP_TST_RUNNING], 20000);
+	assert_int_equal(e->segments[0].chain_split[0].ns[SP_TST_UNKNOWN], 2990000);
+	assert_int_equal(e->segments[0].chain_split[0].ns[SP_TST_RUNNABLE], 0);
 	sp_trace_analysis_destroy(r.a);
 }
 
