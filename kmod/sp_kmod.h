@@ -20,6 +20,7 @@
 #ifndef SP_KMOD_H
 #define SP_KMOD_H
 
+#include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/threads.h>
 #include <asm/page.h>   /* PID_MAX_LIMIT uses PAGE_SIZE */
@@ -37,6 +38,8 @@ extern unsigned long *sp_boosted_map;   /* the core wants a fast track */
 /* Indexed by global pid: processes marked as a whole, whose new threads
  * the fork probe marks (sp_kmod_detect.c). */
 extern unsigned long *sp_marked_procs;
+/* Bits set in sp_critical_map: the reader hooks stay armed while > 0. */
+extern atomic_t sp_nr_critical;
 
 /* Load-time parameters (sp_kmod_main.c) and the runtime-settable ones. */
 extern unsigned int sp_param_depth;

@@ -553,8 +553,8 @@ static void sp_probe_exit(void *data, struct task_struct *p)
 	}
 	/* A marked tid that exits is dropped; its number may come back as
 	 * someone else. */
-	if (test_bit(tid, sp_critical_map))
-		clear_bit(tid, sp_critical_map);
+	if (test_bit(tid, sp_critical_map) && test_and_clear_bit(tid, sp_critical_map))
+		atomic_dec(&sp_nr_critical);
 	/* The last thread of a marked process: its pid may come back too
 	 * (do_exit counts signal->live down before this tracepoint; the
 	 * fork probe clears a reused leader's bit as well). */

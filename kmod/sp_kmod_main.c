@@ -26,6 +26,7 @@ struct sp_core *sp_core;
 unsigned long *sp_critical_map;
 unsigned long *sp_boosted_map;
 unsigned long *sp_marked_procs;
+atomic_t sp_nr_critical = ATOMIC_INIT(0);
 
 /* Shape of the core: its tables are sized once, so these are load-time. */
 unsigned int sp_param_depth = 8;

@@ -124,10 +124,10 @@ int sp_mark_tid(pid_t tid, bool on)
 	ret = sp_task_set_critical(sp_core, tid, on);
 	if (ret)
 		goto out;
-	if (on)
-		set_bit(tid, sp_critical_map);
-	else
-		clear_bit(tid, sp_critical_map);
+	if (on && !test_and_set_bit(tid, sp_critical_map))
+		atomic_inc(&sp_nr_critical);
+	else if (!on && test_and_clear_bit(tid, sp_critical_map))
+		atomic_dec(&sp_nr_critical);
 out:
 	spin_unlock(&sp_mark_lock);
 	return ret;
@@ -202,6 +202,9 @@ static ssize_t sp_critical_write(struct file *file, const char __user *ubuf,
 				on ? "" : "un", nr, ret);
 		else
 			ret = len;
+		/* Before the marked thread takes its first lock (sleeps). */
+		if (on && sp_param_readers)
+			sp_worker_readers_sync();
 	}
 	kfree(tids);
 	return ret;

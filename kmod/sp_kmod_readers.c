@@ -22,11 +22,12 @@
  * (Debian) all of them go through the ftrace trampoline, not int3.
  *
  * Even filtered, a hook costs a trip through the kprobe machinery on every
- * page fault, so the hooks are registered disarmed and the worker thread
- * arms them only while some rwsem is watched and reader tracking is on
- * (sp_readers_arm); the detector forgets locks no critical task contended
- * on for a few seconds. A system with no critical contention pays nothing
- * here. The detector takes hook events only while it knows the hooks are
+ * page fault, so the hooks are registered disarmed and armed only while
+ * reader tracking is on and a thread is marked critical or some rwsem is
+ * watched (sp_worker_readers_sync; a write that marks a thread arms them
+ * before it returns, since arming takes long and a handoff it misses is a
+ * long wait); the detector forgets locks no critical task contended on
+ * for a few seconds. A system with no marked thread pays nothing here. The detector takes hook events only while it knows the hooks are
  * armed (sp_detect_watched is false otherwise), so that an acquire it
  * records always has its release reported.
  *
@@ -194,13 +195,18 @@ static void sp_readers_set_locked(bool on)
 		sp_rd_arms++;
 }
 
-/* Sleeps (kprobe_mutex, text patching): worker thread only. */
-void sp_readers_arm(bool on)
+/* Sleeps (kprobe_mutex, text patching): the worker's arm work only.
+ * Returns whether the hooks are armed now. */
+bool sp_readers_arm(bool on)
 {
+	bool armed;
+
 	mutex_lock(&sp_rd_mutex);
 	if (sp_rd_registered && on != sp_rd_armed)
 		sp_readers_set_locked(on);
+	armed = sp_rd_armed;
 	mutex_unlock(&sp_rd_mutex);
+	return armed;
 }
 
 void sp_readers_state(bool *armed, u64 *arms)

@@ -13,8 +13,9 @@ int sp_readers_init(void);
 void sp_readers_exit(void);
 /* Calls the hooks missed (kretprobe instances ran out, recursion). */
 u64 sp_readers_missed(void);
-/* Arms or disarms the hooks; sleeps (text patching): the worker only. */
-void sp_readers_arm(bool on);
+/* Arms or disarms the hooks; sleeps (text patching): the worker's arm
+ * work only. Returns whether they are armed now. */
+bool sp_readers_arm(bool on);
 void sp_readers_state(bool *armed, u64 *arms);
 
 #endif /* SP_KMOD_READERS_H */

@@ -21,6 +21,13 @@
  * mutex changes hands without an event we see (unlock and handoff emit
  * nothing). Then the reader hooks are armed or disarmed, idle locks are
  * forgotten and, once a second, table slots are reclaimed (that sleeps).
+ * The hooks are armed while a thread is marked critical or an rwsem is
+ * watched, and a write that marks a thread arms them before it returns
+ * (sp_worker_readers_sync): arming is text patching, which under QEMU's
+ * TCG took as long as a run's longest blocking (360-500 ms) when it was
+ * left to the first contention, during which the thread could neither
+ * apply nor end a grant, and the waiter an rwsem release woke went
+ * unseen until it had run.
  * The thread runs at SCHED_FIFO fifo_prio + 1 so that it can preempt the
  * tasks it boosted and take their boost away.
  */
@@ -28,6 +35,7 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/kthread.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/timekeeping.h>
@@ -55,7 +63,8 @@ static struct {
 	atomic_t kicked;             /* the loop must run again before sleeping */
 	bool ticking;                /* the thread sleeps for a tick, not idle */
 	bool dying;                  /* module exit: no more irq_work */
-	bool armed;                  /* thread only: reader hooks armed */
+	struct mutex arm_mutex;      /* armed, and arming */
+	bool armed;                  /* reader hooks armed */
 	struct sp_worker_stats st;   /* written by the thread, read racy */
 } sp_wk;
 
@@ -151,19 +160,23 @@ static void sp_wk_set_own_prio(unsigned int prio)
  * hooks report) only between "live" after arming and "idle" before
  * disarming, so that no acquire is recorded whose release could be missed.
  */
-static void sp_wk_readers(void)
+void sp_worker_readers_sync(void)
 {
 	bool on = READ_ONCE(sp_readers_on);
-	bool want = on && sp_detect_nr_rwsems();
+	bool want = on && (sp_detect_nr_rwsems() || atomic_read(&sp_nr_critical));
 
+	mutex_lock(&sp_wk.arm_mutex);
 	if (want && !sp_wk.armed) {
-		sp_readers_arm(true);
-		sp_detect_hooks_live();
-		sp_wk.armed = true;
+		/* Not armed: the module is going away (sp_readers_exit). */
+		if (sp_readers_arm(true)) {
+			sp_detect_hooks_live();
+			sp_wk.armed = true;
+		}
 	} else if (!want && sp_wk.armed && sp_detect_hooks_idle(!on)) {
 		sp_readers_arm(false);
 		sp_wk.armed = false;
 	}
+	mutex_unlock(&sp_wk.arm_mutex);
 }
 
 static int sp_wk_thread(void *unused)
@@ -212,7 +225,7 @@ static int sp_wk_thread(void *unused)
 			last_expire = now;
 		}
 		if (sp_param_readers)
-			sp_wk_readers();
+			sp_worker_readers_sync();
 		if (now - last_reclaim >= SP_RECLAIM_NS) {
 			int n = sp_core_reclaim(sp_core);
 
@@ -227,6 +240,7 @@ static int sp_wk_thread(void *unused)
 int sp_worker_init(void)
 {
 	init_irq_work(&sp_wk.iw, sp_wk_irq_work);
+	mutex_init(&sp_wk.arm_mutex);
 	atomic_set(&sp_wk.kicked, 0);
 	sp_wk.dying = false;
 	sp_wk.armed = false;

@@ -37,5 +37,9 @@ void sp_worker_kick(void);
  * without ticking, so that the 1 ms tick starts now. */
 void sp_worker_kick_idle(void);
 void sp_worker_get_stats(struct sp_worker_stats *out);
+/* Arms or disarms the reader hooks as wanted now (reader tracking on, and
+ * a thread marked or an rwsem watched); sleeps: the thread, or a writer
+ * of /proc/superpass that just marked a thread. */
+void sp_worker_readers_sync(void);
 
 #endif /* SP_KMOD_WORKER_H */
