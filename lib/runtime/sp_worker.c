@@ -385,6 +385,11 @@ out:
 	return rc;
 }
 
+/* Serialises sp_wk_end: a second caller (two threads changing
+ * credentials at once) must also wait until the thread is gone, not only
+ * until the first caller took it to join. */
+static pthread_mutex_t sp_wk_end_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Ends the worker thread (if any) and waits until it is gone. With
  * @forever (shutdown) no kick creates one again until sp_wk_start. */
 static void sp_wk_end(bool forever)
@@ -392,6 +397,7 @@ static void sp_wk_end(bool forever)
 	pthread_t t;
 	int join;
 
+	pthread_mutex_lock(&sp_wk_end_lock);
 	pthread_mutex_lock(&sp_wk.lock);
 	if (forever)
 		sp_wk.ready = 0;
@@ -408,6 +414,7 @@ static void sp_wk_end(bool forever)
 	pthread_mutex_lock(&sp_wk.lock);
 	sp_wk.stop = 0;
 	pthread_mutex_unlock(&sp_wk.lock);
+	pthread_mutex_unlock(&sp_wk_end_lock);
 }
 
 void sp_wk_stop(void)
@@ -456,6 +463,7 @@ int sp_wk_running(void)
 void sp_wk_atfork_child(void)
 {
 	sp_wk_sync_init();
+	pthread_mutex_init(&sp_wk_end_lock, NULL);
 	if (sp_wk.q_ready)
 		sp_actq_atfork_child(&sp_wk.q);
 	sp_wk.running = 0;
