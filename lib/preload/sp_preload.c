@@ -10,7 +10,13 @@
  * made while the runtime itself is running (the core's locks, liburcu,
  * stdio in the stats writer) see the thread-local guard and go straight to
  * glibc. pthread_cond_*wait are wrapped too: they release and retake the
- * mutex inside glibc, which the graph must know about.
+ * mutex inside glibc, which the graph must know about. The exec family and
+ * posix_spawn (sp_preload_exec.c) and the credential calls
+ * (sp_preload_creds.c) are wrapped too, so that no fast track outlives the
+ * program and no worker thread stands in a credential change.
+ *
+ * Without SUPERPASS_CRITICAL the runtime stays in passthrough: every lock
+ * call goes to glibc, no thread is created, nothing is printed.
  *
  * Environment (read in sp_preload_env.c, ignored in secure-execution mode):
  *   SUPERPASS_CRITICAL=a,b   critical threads by name (pthread_setname_np)
