@@ -243,6 +243,19 @@ static void test_setpriv_and_unshare_preloaded_without_worker(void **state)
 	assert_non_null(strstr(out, "workers=0"));
 }
 
+/* What every program gets under /etc/ld.so.preload: no critical thread
+ * named, so plain glibc locks, and not a word, even without privilege. */
+static void test_no_critical_thread_silent_passthrough(void **state)
+{
+	char *setpriv_argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+				 "--clear-groups", "/usr/bin/true", NULL };
+	char *env[] = { preload_env, "PATH=/usr/bin:/bin", NULL };
+
+	(void)state;
+	assert_int_equal(run(setpriv_argv, env), 0);
+	assert_string_equal(out, "");
+}
+
 static void test_setpriv_sequence_with_worker_alive(void **state)
 {
 	char *argv[] = { SP_PROBE_PATH, "contend", "20000", "creds", NULL };
@@ -427,6 +440,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_secure_mode_takes_nothing_from_environment),
 		cmocka_unit_test(test_setpriv_and_unshare_preloaded_without_worker),
+		cmocka_unit_test(test_no_critical_thread_silent_passthrough),
 		cmocka_unit_test(test_setpriv_sequence_with_worker_alive),
 		cmocka_unit_test(test_worker_exits_when_idle),
 		cmocka_unit_test(test_exec_ends_fast_track),
