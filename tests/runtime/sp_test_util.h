@@ -46,6 +46,16 @@ static inline pid_t sp_test_gettid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
+/* Whether robust futexes work here: every Linux kernel has them, qemu-user
+ * emulates none (set/get_robust_list fail with ENOSYS). */
+static inline bool sp_test_robust_futexes(void)
+{
+	void *head;
+	size_t len;
+
+	return syscall(SYS_get_robust_list, 0, &head, &len) == 0;
+}
+
 static inline void sp_test_set_nice(int nice)
 {
 	setpriority(PRIO_PROCESS, (id_t)sp_test_gettid(), nice);

@@ -294,6 +294,14 @@ static void test_exit_while_boosted(void **state)
 	struct sp_runtime_stats st;
 
 	(void)state;
+	if (!sp_test_robust_futexes()) {
+		/* qemu-user (the arm64 tests in CI) implements no robust list:
+		 * the waiter would never get EOWNERDEAD and block for ever. */
+		printf("SKIP test_exit_while_boosted: the kernel interface runs without robust "
+		       "futexes (get_robust_list: ENOSYS, as under qemu-user): a holder's exit is "
+		       "never reported to the waiter\n");
+		skip();
+	}
 	assert_int_equal(sp_start(4, 0), 0);
 	assert_int_equal(sp_mutex_init(&m, SP_MUTEX_NORMAL | SP_MUTEX_ROBUST), 0);
 	run_holder(&h);
