@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # ctest "kmod_build_SERIES": the kernel compile check.
-#   build-module.sh [SERIES]     SERIES: 6.1, 6.12 (a kernel release prefix)
+#   build-module.sh [SERIES [ARCH]]  SERIES: 6.1, 6.12 (a kernel release prefix)
+#                                    ARCH: amd64 (default) or arm64 (cross,
+#                                    ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 # Builds superpass.ko with warnings as errors (WERROR=1, as CI wants; a plain
 # or DKMS build never uses -Werror) against KDIR, else the newest Debian
 # /usr/src/linux-headers-SERIES.*-amd64 (no SERIES: the newest of all; never
@@ -14,11 +16,21 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SERIES=${1:-}
+ARCH=${2:-amd64}
+case "$ARCH" in
+amd64) KMAKE=() ;;
+arm64)
+	KMAKE=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	command -v aarch64-linux-gnu-gcc >/dev/null ||
+		{ echo "SKIP: aarch64-linux-gnu-gcc missing (tests/setup-debian.sh installs gcc-aarch64-linux-gnu)"; exit "${SUPERPASS_SKIP_CODE:-77}"; }
+	;;
+*) echo "build-module.sh: ARCH: amd64 or arm64, not '$ARCH'" >&2; exit 2 ;;
+esac
 if [ -z "${KDIR:-}" ]; then
 	# Not the PREEMPT_RT headers (-rt-amd64): the module refuses them
 	# (build-rt-refusal.sh).
-	KDIR=$(ls -d /usr/src/linux-headers-${SERIES:+$SERIES.}*-amd64 2>/dev/null | grep -v -- '-rt-amd64$' | sort -V | tail -1 || true)
-	[ -n "$KDIR" ] || { echo "SKIP: no /usr/src/linux-headers-${SERIES:+$SERIES.}*-amd64 (tests/setup-debian.sh installs 6.1 and 6.12)"; exit "${SUPERPASS_SKIP_CODE:-77}"; }
+	KDIR=$(ls -d /usr/src/linux-headers-${SERIES:+$SERIES.}*-$ARCH 2>/dev/null | grep -v -- "-rt-$ARCH\$" | sort -V | tail -1 || true)
+	[ -n "$KDIR" ] || { echo "SKIP: no /usr/src/linux-headers-${SERIES:+$SERIES.}*-$ARCH (tests/setup-debian.sh installs 6.1 and 6.12 for amd64, 6.1 for arm64)"; exit "${SUPERPASS_SKIP_CODE:-77}"; }
 fi
 echo "== superpass.ko against $KDIR"
 if [ -z "${OUT:-}" ]; then
@@ -34,7 +46,7 @@ tree_state() {
 }
 before=$(tree_state)
 
-make -C "$ROOT/kmod" KDIR="$KDIR" OUT="$OUT" WERROR=1
+make -C "$ROOT/kmod" "${KMAKE[@]}" KDIR="$KDIR" OUT="$OUT" WERROR=1
 modinfo "$OUT/superpass.ko" | grep -E "^(filename|version|license|vermagic|parm)"
 
 after=$(tree_state)

@@ -5,8 +5,9 @@
 # pack them with busybox into an initramfs, boot Debian's kernel in QEMU,
 # and judge the "SPT" lines the guest prints on its serial console.
 #
-#   tests/kmod/run-qemu-test.sh [--kernel SERIES|RELEASE] [--workdir DIR]
-#                               [--seconds N] [--timeout S] [--superpass BIN]
+#   tests/kmod/run-qemu-test.sh [--kernel SERIES|RELEASE] [--arch amd64|arm64]
+#                               [--workdir DIR] [--seconds N] [--timeout S]
+#                               [--superpass BIN]
 #
 # --superpass: the `superpass` command the guest uses (`superpass kmod`;
 # ctest passes the one it built); default build/tools/superpass. It is
@@ -18,6 +19,15 @@
 # newest image that has headers. The module is built against that kernel's
 # own headers (/usr/src/linux-headers-RELEASE), never kmod/Makefile's default.
 #
+# --arch arm64: the module and the workloads cross-built (aarch64-linux-gnu-),
+# Debian's arm64 kernel booted in qemu-system-aarch64 (-M virt -cpu
+# cortex-a57, TCG), with the same checks. tests/setup-debian.sh unpacks its
+# image and busybox-static:arm64 into SP_ARM64_GUEST (default
+# /usr/local/lib/superpass-arm64) and its headers into /usr/src; RELEASE
+# then ends in -arm64. --superpass must then be an arm64 build (default
+# build-arm64/tools/superpass); its libraries are listed by the arm64
+# loader (ld-linux-aarch64.so.1 --list, through qemu-user), not ldd.
+#
 # Exit 0: every check passed. 77: a prerequisite is missing (ctest skip).
 # The latency and throughput figures are printed, never asserted.
 set -euo pipefail
@@ -28,7 +38,8 @@ WORK=${TMPDIR:-/tmp}/superpass-qemu
 SECS=6
 TIMEOUT=300
 KSEL=""
-SPBIN=$ROOT/build/tools/superpass
+ARCH=amd64
+SPBIN=""
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -37,7 +48,8 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--kernel) KSEL=$2; shift 2 ;;
 	--superpass) SPBIN=$2; shift 2 ;;
-	*) echo "usage: $0 [--kernel SERIES|RELEASE] [--workdir DIR] [--seconds N] [--timeout S] [--superpass BIN]" >&2; exit 2 ;;
+	--arch) ARCH=$2; shift 2 ;;
+	*) echo "usage: $0 [--kernel SERIES|RELEASE] [--arch amd64|arm64] [--workdir DIR] [--seconds N] [--timeout S] [--superpass BIN]" >&2; exit 2 ;;
 	esac
 done
 
@@ -46,21 +58,50 @@ done
 skip() { echo "SKIP: $*"; exit "${SUPERPASS_SKIP_CODE:-77}"; }
 die() { echo "FAIL: $*"; exit 1; }
 
-# The guest kernel: the newest Debian amd64 image (of the series asked for)
-# that has matching headers.
+# What differs between the two architectures, all here: the guest's boot
+# directory, console, QEMU machine, the compiler, static busybox, and how
+# the superpass command's libraries are listed.
+case "$ARCH" in
+amd64)
+	BOOT=/boot
+	QEMU=(qemu-system-x86_64)
+	CONSOLE=ttyS0
+	CC=gcc
+	KMAKE=()
+	BUSYBOX=/bin/busybox
+	LIBC_A=/usr/lib/x86_64-linux-gnu
+	LDLIST=(ldd)
+	SPBIN=${SPBIN:-$ROOT/build/tools/superpass}
+	;;
+arm64)
+	BOOT=${SP_ARM64_GUEST:-/usr/local/lib/superpass-arm64}
+	QEMU=(qemu-system-aarch64 -M virt -cpu cortex-a57)
+	CONSOLE=ttyAMA0
+	CC=aarch64-linux-gnu-gcc
+	KMAKE=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	BUSYBOX=$BOOT/busybox
+	LIBC_A=/usr/aarch64-linux-gnu/lib
+	LDLIST=(/lib/ld-linux-aarch64.so.1 --list)
+	SPBIN=${SPBIN:-$ROOT/build-arm64/tools/superpass}
+	;;
+*) echo "$0: --arch: amd64 or arm64, not '$ARCH'" >&2; exit 2 ;;
+esac
+
+# The guest kernel: the newest Debian image of that architecture (of the
+# series asked for) that has matching headers.
 case "$KSEL" in
-"") pat="/boot/vmlinuz-*-amd64" ;;
-*-amd64) pat="/boot/vmlinuz-$KSEL" ;;
-*) pat="/boot/vmlinuz-$KSEL.*-amd64" ;;
+"") pat="$BOOT/vmlinuz-*-$ARCH" ;;
+*-$ARCH) pat="$BOOT/vmlinuz-$KSEL" ;;
+*) pat="$BOOT/vmlinuz-$KSEL.*-$ARCH" ;;
 esac
 KVER=""
 # Never a PREEMPT_RT image by default (the module refuses those kernels).
-for img in $(ls -v $pat 2>/dev/null | { [[ "$KSEL" == *-rt-amd64 ]] && cat || grep -v -- '-rt-amd64$'; }); do
-	v=${img#/boot/vmlinuz-}
+for img in $(ls -v $pat 2>/dev/null | { [[ "$KSEL" == *-rt-$ARCH ]] && cat || grep -v -- "-rt-$ARCH\$"; }); do
+	v=${img#$BOOT/vmlinuz-}
 	if [ -d "/usr/src/linux-headers-$v" ] || [ -d "/lib/modules/$v/build" ]; then KVER=$v; fi
 done
-[ -n "$KVER" ] || skip "no $pat with headers (tests/setup-debian.sh installs 6.1 and 6.12)"
-[ -r "/boot/vmlinuz-$KVER" ] || skip "/boot/vmlinuz-$KVER not readable"
+[ -n "$KVER" ] || skip "no $pat with headers (tests/setup-debian.sh installs 6.1 and 6.12 for amd64, 6.1 for arm64)"
+[ -r "$BOOT/vmlinuz-$KVER" ] || skip "$BOOT/vmlinuz-$KVER not readable"
 KDIR=/usr/src/linux-headers-$KVER
 [ -d "$KDIR" ] || KDIR=/lib/modules/$KVER/build
 
@@ -83,12 +124,12 @@ else
 	MMSC=mmap
 fi
 SCENARIOS="inode $MMSC fpos"
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
-BUSYBOX=/bin/busybox
+command -v "${QEMU[0]}" >/dev/null || skip "${QEMU[0]} missing (tests/setup-debian.sh: qemu-system-x86, qemu-system-arm)"
+command -v "$CC" >/dev/null || skip "$CC missing (tests/setup-debian.sh)"
 # busybox-static: the plain busybox package is dynamically linked.
-[ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1 || skip "static busybox missing (apt-get install busybox-static)"
+[ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1 || skip "static busybox missing at $BUSYBOX (tests/setup-debian.sh)"
 command -v cpio >/dev/null || skip "cpio missing (apt-get install cpio)"
-[ -e /usr/lib/x86_64-linux-gnu/libpthread.a ] || [ -e /usr/lib/x86_64-linux-gnu/libc.a ] || skip "static libc missing (libc6-dev)"
+[ -e "$LIBC_A/libpthread.a" ] || [ -e "$LIBC_A/libc.a" ] || skip "static libc missing in $LIBC_A (libc6-dev, libc6-dev-arm64-cross)"
 
 [ -x "$SPBIN" ] || die "no superpass command at $SPBIN (build it: cmake --build build --target superpass-cli; or give --superpass BIN)"
 
@@ -97,16 +138,16 @@ mkdir -p "$WORK/root/bin" "$WORK/root/proc" "$WORK/root/sys" "$WORK/root/dev" "$
 	"$WORK/root/usr/bin" "$WORK/root/etc"
 
 echo "== building superpass.ko for $KVER ($KDIR)"
-make -s -C "$ROOT/kmod" KDIR="$KDIR" OUT="$(cd "$WORK" && pwd)/kbuild" >"$WORK/kbuild.log" 2>&1 || { cat "$WORK/kbuild.log"; die "module build"; }
+make -s -C "$ROOT/kmod" "${KMAKE[@]}" KDIR="$KDIR" OUT="$(cd "$WORK" && pwd)/kbuild" >"$WORK/kbuild.log" 2>&1 || { cat "$WORK/kbuild.log"; die "module build"; }
 echo "== building the static workload"
-gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
+"$CC" -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
 	-o "$WORK/root/spw" "$HERE/sp_kmod_workload.c" || die "workload build"
 
-gcc -static -O2 -Wall -Wextra -Werror -pthread \
+"$CC" -static -O2 -Wall -Wextra -Werror -pthread \
 	-o "$WORK/root/sp-late" "$HERE/sp_kmod_late.c" || die "sp-late build"
 # The guest's superpass command and everything ldd says it loads.
 cp "$SPBIN" "$WORK/root/usr/bin/superpass"
-for lib in $(ldd "$SPBIN" | grep -oE '/[^ ]+'); do
+for lib in $("${LDLIST[@]}" "$SPBIN" | grep -oE '/[^ ]+'); do
 	mkdir -p "$WORK/root$(dirname "$lib")"
 	cp -L "$lib" "$WORK/root$lib"
 done
@@ -122,7 +163,7 @@ cp "$HERE/guest-init.sh" "$WORK/root/init"
 chmod +x "$WORK/root/init"
 # The guest tells from the kernel's config which checks mean something
 # (lockdep); Debian's kernel has no /proc/config.gz.
-[ -r "/boot/config-$KVER" ] && cp "/boot/config-$KVER" "$WORK/root/kconfig"
+[ -r "$BOOT/config-$KVER" ] && cp "$BOOT/config-$KVER" "$WORK/root/kconfig"
 (cd "$WORK/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$WORK/initramfs.cpio.gz"
 
 # TCG by default: it works everywhere. KVM is opt-in (SP_QEMU_KVM=1) because a
@@ -139,12 +180,12 @@ chmod +x "$WORK/root/init"
 # thread=single.
 # SP_QEMU_TCG_THREAD=multi brings the old setting back.
 ACCEL=(-accel "tcg,thread=${SP_QEMU_TCG_THREAD:-single}")
-if [ "${SP_QEMU_KVM:-0}" = 1 ] && [ -w /dev/kvm ]; then ACCEL=(-enable-kvm -cpu host); fi
+if [ "${SP_QEMU_KVM:-0}" = 1 ] && [ -w /dev/kvm ] && [ "$ARCH" = amd64 ]; then ACCEL=(-enable-kvm -cpu host); fi
 echo "== booting $KVER under qemu (${ACCEL[*]}), ${SECS}s per run, timeout ${TIMEOUT}s"
 set +e
-timeout --kill-after=10 "$TIMEOUT" qemu-system-x86_64 "${ACCEL[@]}" -smp 2 -m 1G \
-	-kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initramfs.cpio.gz" \
-	-append "console=ttyS0 loglevel=4 panic=-1 oops=panic sp_seconds=$SECS sp_mm=$MMSC" \
+timeout --kill-after=10 "$TIMEOUT" "${QEMU[@]}" "${ACCEL[@]}" -smp 2 -m 1G \
+	-kernel "$BOOT/vmlinuz-$KVER" -initrd "$WORK/initramfs.cpio.gz" \
+	-append "console=$CONSOLE loglevel=4 panic=-1 oops=panic sp_seconds=$SECS sp_mm=$MMSC" \
 	-nographic -no-reboot -monitor none -serial stdio -display none \
 	</dev/null >"$WORK/console.log" 2>&1
 rc=$?
