@@ -144,7 +144,11 @@ static struct sp_det_lock *sp_det_lock_get(unsigned long key, enum sp_lock_kind 
 		sp_det_lock_forget(victim);
 		sp_det.st.lock_evictions++;
 	}
-	/* Publish the key last: the reader hooks read it without our lock. */
+	/* The key last. WRITE_ONCE, not a release (on arm64 the stores
+	 * above may become visible after it): the reader hooks read keys
+	 * without our lock only as a filter (sp_detect_watched), and take
+	 * sp_det.lock before they touch the slot (sp_detect_reader_event),
+	 * which orders them after this whole section. */
 	victim->kind = kind;
 	victim->nwait = 0;
 	victim->hint = 0;

@@ -230,6 +230,9 @@ int sp_lock_blocked_owner(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock
 		if (l && !sp_tracker_enter(&l->waiters, tid))
 			sp_count(core, SP_C_waiter_overflows);
 	}
+	/* Relaxed, after blocked_on was published: only this task's own
+	 * unblock reads them (sp_lock_unblocked), in program order (a task
+	 * that moves to another CPU passes the scheduler's full barriers). */
 	sp_atomic_store(&t->blocked_hold, hold);
 	sp_atomic_store(&t->blocked_word, owner_known);
 	if (l && hold == SP_HOLD_SHARED && sp_atomic_load(&l->kind) != SP_LOCK_RWLOCK)
@@ -269,6 +272,9 @@ int sp_lock_unblocked(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock, bo
 		return sp_event_bad(core);
 	sp_rcu_read_lock();
 	t = sp_task_find(core, tid);
+	/* Full barrier on success: blocked_on = 0 is ordered before the grant
+	 * scan below; pairs with the sp_smp_mb() in sp_grant_create between
+	 * publishing a grant and validating its waiter's blocked_on. */
 	if (!t || !sp_atomic_cmpxchg(&t->blocked_on, lock, 0)) {
 		sp_count(core, SP_C_stale_events);
 		rc = -ENOENT;

@@ -109,13 +109,23 @@ void sp_task_apply(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
 		}
 		while (sp_task_pending(t, &want))
 			sp_task_actuate(core, t, tid, want);
+		/* Release: our host calls and bookkeeping are done before
+		 * another thread may win "applying"; pairs with its cmpxchg
+		 * above and with the load-acquire in sp_task_force_restore. */
 		sp_atomic_store_release(&t->applying, 0);
 		sp_os_nopreempt_end();
-		/* Store-load order between dropping "applying" and looking for
-		 * a change made meanwhile: pairs with the boost_lock section of
-		 * whoever changed want_boost and then failed the cmpxchg on
-		 * "applying" above. Either it saw applying == 0 and applies
-		 * itself, or we see its change here. */
+		/* Whoever changed want_boost meanwhile and then failed the
+		 * cmpxchg on "applying" relies on us to look again. Their
+		 * failed cmpxchg orders nothing; the ordering comes from
+		 * boost_lock, under which they wrote want_boost and we read it
+		 * below: if their section came first we see the change; if
+		 * ours did, our store of 0 above precedes our unlock, which
+		 * precedes their lock, which precedes their cmpxchg, so that
+		 * one reads 0 and they apply themselves. This full barrier
+		 * (store "applying", then load under the lock) is not needed
+		 * for that; it keeps the look-again from depending on the
+		 * lock's implementation (a lock-free fast path that did not
+		 * order a prior store before its acquire would break it). */
 		sp_smp_mb();
 		if (!sp_task_pending(t, &want))
 			return;
@@ -146,6 +156,8 @@ void sp_task_force_restore(struct sp_core *core, struct sp_task *t, sp_tid_t tid
 		sp_os_lock(&t->boost_lock);
 		boosted = t->boosted;
 		sp_os_unlock(&t->boost_lock);
+		/* Acquire: pairs with the store-release of applying = 0 in
+		 * sp_task_apply: the applier's last host call is over. */
 		if (!boosted && !sp_atomic_load_acquire(&t->applying))
 			return;
 		sp_os_spin_wait();
@@ -176,6 +188,12 @@ bool sp_grant_end(struct sp_core *core, struct sp_grant *g, uint64_t word,
 	}
 	sp_count(core, (enum sp_counter)why);
 	sp_atomic_dec_checked(&core->grants_active);
+	/* Release: our reads of the fields above (target_ref, waiter, ...)
+	 * are done before the slot can be claimed again; pairs with the
+	 * cmpxchg of sp_grant_claim (a full barrier on success), after
+	 * which its claimer overwrites them. Relaxed, the claimer's stores
+	 * could reach a field before our read of it on arm64, and we would
+	 * restore the wrong task. */
 	sp_atomic_store_release(&g->state, (word & ~SP_GRANT_STATE_MASK) | SP_GRANT_FREE);
 	return true;
 }
@@ -186,6 +204,11 @@ bool sp_grant_valid(struct sp_core *core, struct sp_grant *g, enum sp_end_reason
 	sp_lock_key_t lock = sp_atomic_load(&g->lock);
 	struct sp_task *w, *v;
 
+	/* The fields are this grant's: the caller published it (creator) or
+	 * read its state with a load-acquire (tick). The graph words below
+	 * are read with load-acquire (l->owner in sp_lock_held_by,
+	 * blocked_on) and change by cmpxchg/xchg, full barriers: see
+	 * sp_grant_create for the store-buffering pair this completes. */
 	if (!sp_lock_held_by(core, lock, sp_atomic_load(&g->target))) {
 		*why = SP_END_RELEASE;
 		return false;
@@ -225,6 +248,12 @@ uint32_t sp_grants_end_matching(struct sp_core *core, const struct sp_grant_matc
 
 	for (i = 0; i < n; i++) {
 		struct sp_grant *g = &core->grants[i];
+		/* Acquire: pairs with the store-release that published the
+		 * grant ACTIVE (sp_grant_create), so that sp_grant_matches reads
+		 * this grant's fields or a later one's, never an earlier
+		 * grant's: relaxed, a releaser could read the previous
+		 * target, skip the grant and leave it to the tick. The cmpxchg
+		 * in sp_grant_end then checks that the slot did not move on. */
 		uint64_t word = sp_atomic_load_acquire(&g->state);
 
 		if (sp_grant_state_of(word) == SP_GRANT_ACTIVE && sp_grant_matches(g, m) &&
@@ -246,6 +275,10 @@ static struct sp_grant *sp_grant_claim(struct sp_core *core, uint64_t *word)
 		if (sp_grant_state_of(w) != SP_GRANT_FREE)
 			continue;
 		*word = ((w >> 2) + 1) << 2 | SP_GRANT_CLAIMING;
+		/* Full barrier on success: reads FREE from the store-release
+		 * at the end of sp_grant_end (or of a refused create), so that
+		 * the last owner's reads of the fields precede our stores to
+		 * them. A relaxed load found w; only this cmpxchg orders. */
 		if (!sp_atomic_cmpxchg(&g->state, w, *word))
 			continue;
 		for (hwm = sp_atomic_load(&core->grant_hwm); hwm < i + 1;

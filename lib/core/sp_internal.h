@@ -10,6 +10,24 @@
  * actuator state, throttle accounting) is the one place that needs mutual
  * exclusion: it sits under that task's own sp_os_lock_t, taken for grants
  * and restores only, never on an uncontended acquire or release.
+ *
+ * Memory ordering. The core is written for the weakest model it runs on
+ * (arm64, where plain and relaxed accesses may be reordered with each
+ * other in every direction), never for x86's TSO, and every ordering it
+ * needs is one of three patterns, each commented where it is used:
+ *  - message passing: data written with relaxed stores, then published by
+ *    a store-release that a reader's load-acquire (or successful cmpxchg)
+ *    reads: table keys (sp_table.c), grant states (sp_grant.c), l->owner
+ *    (sp_events.c), t->applying;
+ *  - store buffering: "I publish X, then look at Y" against "I change Y,
+ *    then look for X", with a full barrier on both sides: a grant's
+ *    publish against a release or unblock (sp_grant_create), a block
+ *    against a release (sp_lock_blocked_owner);
+ *  - a lock: boost state under t->boost_lock, whose acquire and release
+ *    order it, and the applying hand-off that rides on it (sp_task_apply).
+ * A successful sp_atomic_cmpxchg or an sp_atomic_xchg is a full barrier;
+ * a failed cmpxchg orders nothing (sp_os.h), so no argument below leans
+ * on one. tests/core/test_litmus_grant.c races the grant protocol.
  */
 #ifndef SP_INTERNAL_H
 #define SP_INTERNAL_H

@@ -135,6 +135,9 @@ int sp_table_insert(struct sp_table *t, uint64_t key, sp_table_init_fn init, voi
 	} else if (slot >= 0) {
 		if (init)
 			init(arg, (uint32_t)slot);
+		/* Release: publishes what init() wrote into the entry; pairs
+		 * with the load-acquire of the key in sp_table_find and
+		 * sp_table_slot_key, after which the finder reads the entry. */
 		sp_atomic_store_release(&t->keys[slot], key + SP_KEY_BIAS);
 		*created = true;
 	} else {

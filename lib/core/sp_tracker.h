@@ -36,6 +36,9 @@ static inline bool sp_tracker_empty(const struct sp_tracker *tr)
 	return sp_atomic_load(&tr->tracked) == 0;
 }
 
+/* Acquire: a slot is filled by a cmpxchg in sp_tracker_enter (a full
+ * barrier), after the task entry it names was published; the caller then
+ * looks that task up. */
 static inline uint64_t sp_tracker_slot(const struct sp_tracker *tr, uint32_t i)
 {
 	return sp_atomic_load_acquire(&tr->slots[i]);
