@@ -2,7 +2,7 @@
 /*
  * Litmus-style stress of the grant publish/scan protocol (lib/core/sp_grant.c),
  * the part of the core whose correctness rests on memory ordering rather
- * than on locks. Two tests, each a tight race repeated many times with the
+ * than on locks. Three tests, each a tight race repeated many times with the
  * two sides started together:
  *
  *  test_publish_vs_release ("store buffering", on the real core): a critical
@@ -30,12 +30,33 @@
  *  dropped release or acquire shows up as a stale tag or payload, which
  *  the checks below count. On x86, and under qemu-user on an x86 host
  *  (TCG maps guest accesses onto the host's TSO order), hardware never
- *  reorders those, so there only ThreadSanitizer and the first test can
- *  fail.
+ *  reorders those, so there only ThreadSanitizer can see them.
  *
- * SP_LITMUS_ROUNDS=N sets the rounds of each test. The defines below
- * (never set in the build) break the protocol on purpose, to show that
- * the tests catch it.
+ *  test_store_buffering (the first test's pair, reduced to two words on
+ *  the sp_os.h primitives): "store x (the grant ACTIVE), full barrier,
+ *  load y (the owner)" against "cmpxchg y (the release), load x". Both
+ *  loads missing the other side's store is forbidden, and counted.
+ *
+ * What was seen when each ordering was removed on purpose (x86-64 host,
+ * 2 CPUs; the defines are never set in the build):
+ *  - -DSP_LITMUS_NO_MB (sp_smp_mb() out of test_store_buffering): 78 of
+ *    200000 rounds had both sides miss: the test fails on x86 too.
+ *  - the sp_smp_mb() after the publish removed from sp_grant_create
+ *    itself: test_publish_vs_release passed 2 million rounds on x86. The
+ *    store of ACTIVE leaves x86's store buffer within nanoseconds, and the
+ *    real paths around it are hundreds of nanoseconds long; a weakly
+ *    ordered CPU widens that window, and test_store_buffering is the
+ *    reduced form that does catch it here.
+ *  - -DSP_LITMUS_RELAXED_PUBLISH or -DSP_LITMUS_RELAXED_FREE: under
+ *    ThreadSanitizer, a data race on the payload (exit 66); not visible
+ *    without it on x86.
+ *  - -DSP_LITMUS_RELAXED_SCAN: nothing on x86 nor under ThreadSanitizer
+ *    (the tag is an atomic, and the cmpxchg before the payload reads
+ *    acquires anyway); only a weakly ordered CPU can show the stale tags
+ *    this test counts.
+ *
+ * SP_LITMUS_ROUNDS=N sets the rounds (test_message_passing runs 4 N,
+ * test_store_buffering 5 N).
  */
 #include "sp_test_core.h"
 
@@ -289,11 +310,87 @@ static void test_message_passing(void **state)
 	assert_int_equal(sp_atomic_load(&mp_bad_payload), 0);
 }
 
+/* ---- test_store_buffering: the publish/validate pair, on sp_os.h ---- */
+
+/* x: the grant's state (0 CLAIMING, 1 ACTIVE); y: the lock's owner word
+ * (0 held, 1 released). One pair per round, so nothing needs resetting. */
+struct sp_lt_sb {
+	sp_atomic64_t x, y;
+	uint64_t r_creator, r_releaser;   /* what each side's load saw */
+};
+
+#define SB_PAUSE_MAX 256
+
+static struct sp_lt_sb *sb;
+static struct sp_lt_sync sb_sync;
+
+static void *sb_releaser_main(void *arg)
+{
+	uint64_t n = *(unsigned *)arg;
+
+	for (uint64_t r = 1; r <= n; r++) {
+		struct sp_lt_sb *p = &sb[r - 1];
+
+		while (sp_atomic_load_acquire(&sb_sync.go) < r)
+			;
+		/* sp_lock_released: cmpxchg on the owner (a full barrier on
+		 * success), then the scan reads the grant's state. */
+		if (sp_atomic_cmpxchg(&p->y, 0, 1))
+			p->r_releaser = sp_atomic_load_acquire(&p->x);
+		else
+			p->r_releaser = 2;
+		sp_atomic_store_release(&sb_sync.done, r);
+	}
+	return NULL;
+}
+
+static void test_store_buffering(void **state)
+{
+	unsigned n = rounds() * 5, both_missed = 0, creator_saw = 0, releaser_saw = 0;
+	uint64_t seed = 0xD1B54A32D192ED03ull;
+	pthread_t th;
+
+	(void)state;
+	sb = calloc(n, sizeof(*sb));
+	assert_non_null(sb);
+	memset(&sb_sync, 0, sizeof(sb_sync));
+	assert_int_equal(pthread_create(&th, NULL, sb_releaser_main, &n), 0);
+	for (uint64_t r = 1; r <= n; r++) {
+		struct sp_lt_sb *p = &sb[r - 1];
+
+		sp_atomic_store_release(&sb_sync.go, r);
+		sp_lt_pause(sp_lt_rand(&seed) % SB_PAUSE_MAX);
+		/* sp_grant_create: publish ACTIVE (store-release), full
+		 * barrier, then sp_grant_valid reads the owner. */
+		sp_atomic_store_release(&p->x, 1);
+#ifndef SP_LITMUS_NO_MB
+		sp_smp_mb();
+#endif
+		p->r_creator = sp_atomic_load_acquire(&p->y);
+		while (sp_atomic_load_acquire(&sb_sync.done) < r)
+			;
+	}
+	assert_int_equal(pthread_join(th, NULL), 0);
+	for (unsigned i = 0; i < n; i++) {
+		assert_int_not_equal(sb[i].r_releaser, 2);
+		both_missed += sb[i].r_creator == 0 && sb[i].r_releaser == 0;
+		creator_saw += sb[i].r_creator == 1;
+		releaser_saw += sb[i].r_releaser == 1;
+	}
+	free(sb);
+	printf("store_buffering: %u rounds: creator saw the release in %u, releaser saw the grant "
+	       "in %u, both missed in %u\n",
+	       n, creator_saw, releaser_saw, both_missed);
+	/* Nobody ends the grant: forbidden with both full barriers. */
+	assert_int_equal(both_missed, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_publish_vs_release),
 		cmocka_unit_test(test_message_passing),
+		cmocka_unit_test(test_store_buffering),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
