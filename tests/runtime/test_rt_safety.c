@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -182,6 +183,15 @@ static void test_secure_mode_takes_nothing_from_environment(void **state)
 	const char *s;
 
 	(void)state;
+	if (getenv("SP_TEST_EMULATOR")) {
+		/* binfmt_misc starts the emulator, not the program: without
+		 * its C flag (Debian's qemu-user-static has none) set-user-ID
+		 * is not honoured, so there is no secure-execution mode. */
+		printf("SKIP test_secure_mode_takes_nothing_from_environment: under %s "
+		       "set-user-ID is not honoured (binfmt_misc runs the emulator)\n",
+		       getenv("SP_TEST_EMULATOR"));
+		skip();
+	}
 	path_in(probe, sizeof(probe), "probe");
 	path_in(suid, sizeof(suid), "probe-suid");
 	path_in(secret, sizeof(secret), "root-only");
@@ -307,6 +317,15 @@ static void test_exec_ends_fast_track(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		/* qemu-user (the arm64 tests) has no execveat: ENOSYS, where a
+		 * kernel says EBADF for this fd. (glibc's fexecve falls back
+		 * to /proc/self/fd, so that one still runs.) */
+		if (!strcmp(fns[i], "execveat") &&
+		    syscall(SYS_execveat, -1, "", NULL, NULL, 0) == -1 && errno == ENOSYS) {
+			printf("SKIP exec:execveat: execveat is not implemented here (ENOSYS, as "
+			       "under qemu-user)\n");
+			continue;
+		}
 		snprintf(action, sizeof(action), "exec:%s", fns[i]);
 		check_leaves_unboosted(action);
 	}
