@@ -145,11 +145,18 @@ echo "== building the static workload"
 
 "$CC" -static -O2 -Wall -Wextra -Werror -pthread \
 	-o "$WORK/root/sp-late" "$HERE/sp_kmod_late.c" || die "sp-late build"
-# The guest's superpass command and everything ldd says it loads.
+# The guest's superpass command and everything ldd says it loads. The
+# system's libraries keep their paths; ours (found through the build tree's
+# RUNPATH) go to /usr/lib, a directory the loader always searches: the
+# build tree may lie under /tmp, which the guest mounts a tmpfs over.
 cp "$SPBIN" "$WORK/root/usr/bin/superpass"
 for lib in $("${LDLIST[@]}" "$SPBIN" | grep -oE '/[^ ]+'); do
-	mkdir -p "$WORK/root$(dirname "$lib")"
-	cp -L "$lib" "$WORK/root$lib"
+	case $lib in
+	/lib/* | /lib64/* | /usr/lib/* | /usr/lib64/*) dest=$lib ;;
+	*) dest=/usr/lib/$(basename "$lib") ;;
+	esac
+	mkdir -p "$WORK/root$(dirname "$dest")"
+	cp -L "$lib" "$WORK/root$dest"
 done
 # The unprivileged user of the privilege checks (busybox su needs it).
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$WORK/root/etc/passwd"
