@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "sp_instr_watch.h"
+#include "sp_os.h"
 
 #define SP_IW_WATCH 16u                      /* watched rwlocks at once */
 #define SP_IW_WATCH_NS 5000000000ull         /* a lock stays watched this long */
@@ -94,7 +95,7 @@ static void sp_iw_membarrier(void)
 		__atomic_store_n(&sp_iw_mb, mb, __ATOMIC_RELAXED);
 	}
 	if (mb < 0 || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
-		__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the limit in the header comment */
+		sp_smp_mb(); /* the limit in the header comment */
 }
 
 /* ---- the watch table ---- */
