@@ -190,6 +190,10 @@ static void *holder(void *arg)
 			nap();
 	}
 	printf("boosted=%d\n", boosted);
+	/* Counted here, while the critical thread still waits: the worker
+	 * cannot go idle then. Counted after the wait, a loaded machine
+	 * could delay the critical thread past the idle exit. */
+	printf("workers_during_wait=%d\n", workers());
 	if (!strncmp(action, "exec:", 5) && boosted)
 		holder_leaves();
 	if ((!strcmp(action, "spawn") || !strcmp(action, "fork")) && boosted)
@@ -210,7 +214,6 @@ static void contend(void)
 		pthread_cond_wait(&cv, &cm);
 	pthread_mutex_unlock(&cm);
 	pthread_mutex_lock(&m);
-	printf("workers_after_wait=%d\n", workers());
 	pthread_mutex_unlock(&m);
 	pthread_join(t, NULL);
 }

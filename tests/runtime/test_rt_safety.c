@@ -280,10 +280,10 @@ static void test_setpriv_sequence_with_worker_alive(void **state)
 	}
 	assert_int_equal(run_preloaded(argv, NULL, NULL, NULL, NULL), 0);
 	assert_non_null(strstr(out, "boosted=1"));
-	assert_non_null(strstr(out, "workers_after_wait=1"));
+	assert_non_null(strstr(out, "workers_during_wait=1"));
 	assert_non_null(strstr(out, "workers_after_setresuid=0"));
 	assert_non_null(strstr(out, "creds uid=65534 gid=65534"));
-	assert_int_equal(count(out, "workers_after_wait=1"), 2); /* re-created */
+	assert_int_equal(count(out, "workers_during_wait=1"), 2); /* re-created */
 }
 
 static void test_worker_exits_when_idle(void **state)
@@ -293,7 +293,7 @@ static void test_worker_exits_when_idle(void **state)
 	(void)state;
 	assert_int_equal(run_preloaded(argv, NULL, NULL, NULL, NULL), 0);
 	assert_non_null(strstr(out, "boosted=1"));
-	assert_non_null(strstr(out, "workers_after_wait=1"));
+	assert_non_null(strstr(out, "workers_during_wait=1"));
 	assert_non_null(strstr(out, "workers_after_idle=0"));
 }
 
