@@ -133,6 +133,12 @@ int sp_sim_task_run(struct sp_sim_workload *w, int task, uint64_t ns);      /* C
 int sp_sim_task_runtime(struct sp_sim_workload *w, int task, uint64_t ns);  /* busy for wall time */
 int sp_sim_task_sleep(struct sp_sim_workload *w, int task, uint64_t ns);
 int sp_sim_task_yield(struct sp_sim_workload *w, int task);
+/* A preemption point: if the thread runs in the fair class here, its slice
+ * ends (a new deadline, and the CPU picks again, as when a slice is used
+ * up); in the RT class (boosted, PI, rt-ui) nothing happens. What a trace
+ * replay puts where the recorded thread was preempted (include/superpass/
+ * replay.h). */
+int sp_sim_task_preempt(struct sp_sim_workload *w, int task);
 /* rt-app's timer: sleeps until the next period of timer @ref; a frame of
  * a critical task, janky when reached late. @jitter_ns: each period is
  * period +- jitter (uniform). @absolute: a late thread keeps its schedule

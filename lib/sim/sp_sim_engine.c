@@ -274,6 +274,11 @@ void sim_run_program(struct sim *s, struct sth *t)
 			t->op++;
 			sched_yield(s, t);
 			return;
+		case SP_OP_PREEMPT:
+			t->op++;
+			if (sched_slice_end(s, t))
+				return;
+			break;
 		case SP_OP_SETSCHED:
 			t->op++;
 			t->policy = op->sched;

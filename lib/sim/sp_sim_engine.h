@@ -176,6 +176,7 @@ void sched_dequeue(struct sim *s, struct sth *t);
 void sched_set_eff(struct sim *s, struct sth *t);
 void sched_set_weight(struct sim *s, struct sth *t);
 void sched_yield(struct sim *s, struct sth *t);
+bool sched_slice_end(struct sim *s, struct sth *t);
 void sched_balance(struct sim *s);
 void sched_sync_wait(struct sim *s, struct sth *t);
 uint32_t sched_weight(int nice);

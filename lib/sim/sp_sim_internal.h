@@ -17,6 +17,7 @@ enum sp_sim_op_type {
 	SP_OP_UNLOCK,       /* ref: lock */
 	SP_OP_YIELD,
 	SP_OP_SETSCHED,     /* sched, prio */
+	SP_OP_PREEMPT,      /* a fair slice ends here (a preemption a trace showed) */
 };
 
 struct sp_sim_op {

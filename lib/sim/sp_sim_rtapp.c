@@ -31,7 +31,8 @@
  *   global.sp_critical     ["task", ...]: critical tasks
  *   task.sp_critical       true: the task is critical
  *   phase events sp_rdlock / sp_wrlock NAME (an rwlock or rwsem),
- *              sp_unlock NAME (any kind), sp_setsched {policy, priority}
+ *              sp_unlock NAME (any kind), sp_setsched {policy, priority},
+ *              sp_preempt true (a fair slice ends there: sp_sim_task_preempt)
  *   timer.sp_jitter        us: each period is period +- jitter (uniform)
  *   timer.sp_backlog       absolute mode: more periods behind than this
  *                          restarts the schedule from now (superpass bench's
@@ -366,6 +367,12 @@ static int sp_event(struct sp_parse *p, const char *path, const char *k, struct 
 	}
 	if (sp_prefix(k, "sp_setsched"))
 		return sp_setsched_ev(p, key, v, task);
+	if (sp_prefix(k, "sp_preempt")) {
+		if (!json_object_is_type(v, json_type_boolean) || !json_object_get_boolean(v))
+			return sp_fail(p, key, "expected true (a preemption point), got %s",
+				       sp_shown(v));
+		return sp_sim_task_preempt(p->w, task) < 0 ? -ENOMEM : 0;
+	}
 	if (sp_prefix(k, "run") || sp_prefix(k, "sleep")) {
 		if ((rc = sp_int(p, key, v, 0, SP_US_MAX, "a duration in microseconds", &us)))
 			return rc;
@@ -402,7 +409,8 @@ static int sp_event(struct sp_parse *p, const char *path, const char *k, struct 
 			if (sp_prefix(k, unsupported[i]))
 				return sp_fail(p, key, "rt-app event \"%s\" is not simulated "
 					       "(supported: run, runtime, sleep, timer, lock, unlock, "
-					       "yield, sp_rdlock, sp_wrlock, sp_unlock, sp_setsched)",
+					       "yield, sp_rdlock, sp_wrlock, sp_unlock, sp_setsched, "
+					       "sp_preempt)",
 					       unsupported[i]);
 	}
 	return 1;
@@ -473,7 +481,7 @@ static int sp_phase(struct sp_parse *p, const char *path, struct json_object *ph
 					 "cpus, delay, phases, sp_critical or an event)"
 				       : "unknown phase key (expected loop or an event: run, runtime, "
 					 "sleep, timer, lock, unlock, yield, sp_rdlock, sp_wrlock, "
-					 "sp_unlock, sp_setsched)");
+					 "sp_unlock, sp_setsched, sp_preempt)");
 		}
 		nev++;
 	}

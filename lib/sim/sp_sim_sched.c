@@ -703,6 +703,24 @@ void sched_yield(struct sim *s, struct sth *t)
 	c->resched = true;
 }
 
+/* SP_OP_PREEMPT: @t, running in the fair class on its own behalf, has used
+ * its slice here, as sched_cpu_event() finds at a slice's end: a new
+ * deadline and a pick. True if the CPU is to pick again (the program waits
+ * for it to run once more). An RT thread (boosted, PI, rt-ui) or a proxy
+ * owner runs on: the preemption a trace recorded came from the fair class. */
+bool sched_slice_end(struct sim *s, struct sth *t)
+{
+	struct scpu *c = sched_cpu_of_curr(s, t);
+
+	if (!c || c->donor != t || t->eff != 0)
+		return false;
+	sched_update_curr(s, c);
+	t->deadline = t->v + sp_vslice(s, t);
+	t->needs_step = true;
+	c->resched = true;
+	return true;
+}
+
 /* Every SP_BALANCE_NS (classic model): the CPU with most runnable fair
  * tasks gives one queued task to the CPU with fewest, when they differ by
  * two or more. */

@@ -283,6 +283,11 @@ int sp_sim_task_yield(struct sp_sim_workload *w, int task)
 	return sp_op_add(w, task, &(struct sp_sim_op){ .type = SP_OP_YIELD });
 }
 
+int sp_sim_task_preempt(struct sp_sim_workload *w, int task)
+{
+	return sp_op_add(w, task, &(struct sp_sim_op){ .type = SP_OP_PREEMPT });
+}
+
 int sp_sim_task_timer(struct sp_sim_workload *w, int task, const char *ref, uint64_t period_ns,
 		      uint64_t jitter_ns, bool absolute, uint32_t backlog, bool unique)
 {

@@ -4,6 +4,7 @@
  * and determinism. Every check is on simulated time or on the trace; no
  * test reads a real clock.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -235,6 +236,63 @@ static void test_fifo_preempts_fair(void **state)
 	assert_int_equal(r->threads[0].cpu_ns, 900 * MS);
 	done(r);
 	sp_sim_workload_free(w);
+}
+
+/* ---- a preemption point (what a trace replay puts where the recorded
+ * thread was preempted) ends a fair slice there, and nothing else ---- */
+static void done_at(void *ctx, const struct sp_sim_trace *e)
+{
+	uint64_t *at = ctx;
+
+	if (e->type == SP_SIM_TR_DONE && e->thread == 0)
+		*at = e->t;
+}
+
+static uint64_t preempt_done(int sched, bool point)
+{
+	struct sp_sim_workload *w = wl("preempt");
+	struct sp_sim_result r;
+	struct sp_sim_opts o;
+	uint64_t at = 0;
+	int a = sp_sim_task_add(w, "a", sched, sched == SP_SIM_OTHER ? 0 : 1, 1);
+	int b = sp_sim_task_add(w, "b", SP_SIM_OTHER, 0, 1);
+
+	sp_sim_task_set_loop(w, a, 1);
+	sp_sim_task_run(w, a, MS / 2);
+	if (point)
+		assert_true(sp_sim_task_preempt(w, a) >= 0);
+	sp_sim_task_run(w, a, MS / 2);
+	sp_sim_task_run(w, b, 100 * MS);
+	sp_sim_opts_default(&o);
+	o.cpus = 1;
+	o.duration_ns = 50 * MS;
+	o.trace = done_at;
+	o.trace_ctx = &at;
+	assert_int_equal(sp_sim_run(w, &o, &r), 0);
+	sp_sim_result_free(&r);
+	sp_sim_workload_free(w);
+	return at;
+}
+
+static void test_preempt_point(void **state)
+{
+	(void)state;
+	/* a (picked first: the lower index) runs its 1 ms inside its first
+	 * slice (half of 3 ms, a new task's); with the point, b gets the CPU
+	 * after a's first 0.5 ms, for a slice. */
+	assert_int_equal(preempt_done(SP_SIM_OTHER, false), 1 * MS);
+	assert_true(preempt_done(SP_SIM_OTHER, true) > 2 * MS);
+	/* In the RT class the point is not a preemption. */
+	assert_int_equal(preempt_done(SP_SIM_FIFO, true), 1 * MS);
+	{
+		struct sp_sim_workload *w;
+		char err[256] = "";
+
+		assert_int_equal(sp_sim_workload_parse("{ \"tasks\": { \"a\": { \"run\": 1, "
+						       "\"sp_preempt\": 1 } } }", "bad", &w, err,
+						       sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "sp_preempt"));
+	}
 }
 
 /* ---- locks ---- */
@@ -628,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_ux_writer_boosts_owner_not_readers),
 		cmocka_unit_test(test_superpass_restores_everything),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_preempt_point),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
