@@ -89,6 +89,8 @@ struct sp_replay_counts {
 	uint64_t hogs;         /* threads replayed as busy until they ended (never slept) */
 	uint64_t open_waits;   /* waits still open when the trace ended: dropped */
 	uint64_t inferred;     /* a frame loop's requests where its trace shows none */
+	uint64_t preemptions;  /* preemption points (switched out runnable) */
+	uint64_t joins;        /* futex waits for a thread's exit (pthread_join): sleeps */
 	uint64_t outside_threads, outside_cpu_ns, replayed_cpu_ns;
 	uint64_t first_ns, last_ns;
 	uint32_t cpus;

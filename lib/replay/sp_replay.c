@@ -22,6 +22,7 @@ enum { IT_CPU, IT_WAIT, IT_WAKE, IT_SLEEP };
 struct item {
 	uint8_t type;
 	uint8_t hold;         /* enum sp_sim_hold */
+	bool preempt;         /* CPU: the thread was preempted where it ends */
 	int32_t lock;         /* the real lock (WAIT, WAKE) */
 	uint32_t tok;         /* the wake that ended the wait (WAIT, WAKE), 1-based */
 	uint64_t ns;          /* CPU or wall length */
@@ -48,6 +49,7 @@ struct th {
 	uint64_t first_ts, last_ts, run_since, cpu_acc, cpu_total;
 	int wait;             /* W_* */
 	uint64_t wait_addr, wait_start;
+	uint32_t wait_val;    /* a futex wait's expected value */
 	uint8_t wait_hold, wait_kind;
 	bool wait_slept;
 	uint32_t wait_tok;
@@ -206,6 +208,22 @@ static void flush_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
 	}
 }
 
+/* @t was switched out runnable at @ts: a preemption point at this point
+ * of its CPU time (a CPU item that ends there, empty if it had run nothing
+ * since its last item). */
+static void preempted(struct sp_replay *r, struct th *t, uint64_t ts)
+{
+	size_t n = t->n;
+
+	flush_cpu(r, t, ts);
+	if (t->n == n || t->it[t->n - 1].type != IT_CPU)
+		push(r, t, IT_CPU, -1, 0, 0, ts);
+	if (t->n && t->it[t->n - 1].type == IT_CPU) {
+		t->it[t->n - 1].preempt = true;
+		r->c.preemptions++;
+	}
+}
+
 static int lock_ref(struct sp_replay *r, uint64_t addr, uint8_t kind)
 {
 	for (size_t i = 0; i < r->nlk; i++)
@@ -299,6 +317,10 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 		if ((t = th_get(r, ev->u.sw.prev_pid, ts))) {
 			if (t->running && ts > t->run_since)
 				t->cpu_acc += ts - t->run_since;
+			if (t->running && ev->u.sw.prev_state == SP_TRS_RUNNABLE && !t->wait) {
+				t->running = false;
+				preempted(r, t, ts);
+			}
 			t->running = false;
 			t->prio = ev->u.sw.prev_prio;
 			t->last_ts = ts;
@@ -341,6 +363,14 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 			bool irq = (ev->flags & SP_TRACE_EVF_IRQ) || ev->pid <= 0;
 
 			u = irq ? NULL : th_get(r, ev->pid, ts);
+			/* A futex wait for the value of its waker's tid is a join
+			 * (pthread_join waits on the tid word the kernel clears and
+			 * wakes when that thread exits): not a lock, the waiter
+			 * sleeps through it. */
+			if (u && t->wait == W_FUTEX && (int32_t)t->wait_val == u->tid) {
+				u = NULL;
+				r->c.joins++;
+			}
 			t->waker = u ? u->tid : 0;
 			t->wait_tok = 0;
 			if (u && u != t) {
@@ -374,6 +404,7 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 		flush_cpu(r, t, ts);
 		t->wait = W_FUTEX;
 		t->wait_addr = ev->u.futex.uaddr;
+		t->wait_val = ev->u.futex.val;
 		/* glibc's mutex waits with FUTEX_WAIT for the value 2 (or
 		 * LOCK_PI); its rwlocks (and anything else) wait for other
 		 * values, with WAIT_BITSET: replayed as an rwlock word. */
@@ -534,7 +565,7 @@ static uint64_t to_us(struct us_clock *c, uint64_t ns)
 }
 
 /* An output op before JSON: run/sleep in ns, lock/unlock, timer. */
-enum { OP_RUN, OP_SLEEP, OP_TIMER, OP_LOCK, OP_UNLOCK, OP_RUNTIME };
+enum { OP_RUN, OP_SLEEP, OP_TIMER, OP_LOCK, OP_UNLOCK, OP_RUNTIME, OP_PREEMPT };
 struct op {
 	uint8_t type, hold;
 	int32_t lock;
@@ -1276,6 +1307,8 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 			}
 			if (it->ns > done)
 				op_add(p, OP_RUN, -1, 0, it->ns - done);
+			if (it->preempt && !(p->n && p->op[p->n - 1].type == OP_PREEMPT))
+				op_add(p, OP_PREEMPT, -1, 0, 0);
 			foff += it->ns;
 			break;
 		}
@@ -1421,6 +1454,9 @@ static void json_prog(struct sp_replay *r, const struct th *t, const struct prog
 			jp(r, "\t\t\t\t\"timer%u\": { \"ref\": \"unique\", \"period\": %llu, "
 			      "\"mode\": \"relative\" },\n", ++n,
 			   (unsigned long long)((o->ns + 500) / 1000));
+			break;
+		case OP_PREEMPT:
+			jp(r, "\t\t\t\t\"sp_preempt%u\": true,\n", ++n);
 			break;
 		case OP_LOCK:
 			lock_name(r, o->lock, ln, sizeof(ln));

@@ -362,6 +362,69 @@ static void test_sched_model(void **state)
 	}
 }
 
+/* A thread switched out runnable (preempted) gets a preemption point at
+ * that point of its CPU time (sp_preempt: its fair slice ends there in the
+ * replay); one switched out asleep or inside a futex wait does not. A
+ * futex wait for its waker's tid (pthread_join, woken by the exit) is a
+ * sleep, not a lock: no rwlock appears in a mutex workload. */
+static void test_preempt_and_join(void **state)
+{
+	static const int32_t crit[] = { 200 };
+	struct sp_replay_opts o;
+	struct sp_replay *r;
+	struct sp_replay_counts c;
+	struct sp_trace_event e = { .cpu = 0 };
+	char err[256] = "";
+	const char *j, *h;
+
+	(void)state;
+	sp_replay_opts_default(&o);
+	o.critical_tids = crit;
+	o.nr_critical_tids = 1;
+	assert_int_equal(sp_replay_create(&o, &r), 0);
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 100, 139);
+	sw(r, 1 * MS, 100, 139, SP_TRS_RUNNABLE, 200, 110);   /* H preempted: a point */
+	futex(r, 1 * MS + 100000, 200, true, 0x80, 0);        /* W waits for H's mutex */
+	sw(r, 1 * MS + 100000, 200, 110, SP_TRS_SLEEPING, 100, 139);
+	futex(r, 2 * MS, 100, true, 0x81, 0);
+	waking(r, 2 * MS, 100, 200);
+	futex(r, 2 * MS + 1000, 100, false, 0x81, 1);
+	sw(r, 2 * MS + 2000, 100, 139, SP_TRS_SLEEPING, 200, 110); /* asleep: no point */
+	futex(r, 2 * MS + 3000, 200, false, 0x80, 0);
+	/* W joins X (tid 300): FUTEX_WAIT_BITSET for the value 300, woken by
+	 * X's exit. */
+	e.ts_ns = 3 * MS;
+	e.type = SP_TR_FUTEX_ENTER;
+	e.pid = 200;
+	e.u.futex.uaddr = 0x2000;
+	e.u.futex.op = 0x109;
+	e.u.futex.val = 300;
+	feed(r, &e);
+	sw(r, 3 * MS + 1000, 200, 110, SP_TRS_SLEEPING, 300, 120);
+	e = (struct sp_trace_event){ .ts_ns = 4 * MS, .type = SP_TR_EXIT, .cpu = 0, .pid = 300 };
+	e.u.exit.pid = 300;
+	feed(r, &e);
+	waking(r, 4 * MS + 1000, 300, 200);
+	sw(r, 4 * MS + 2000, 300, 120, SP_TRS_DEAD, 200, 110);
+	e = (struct sp_trace_event){ .ts_ns = 4 * MS + 3000, .type = SP_TR_FUTEX_EXIT, .cpu = 0,
+				     .pid = 200 };
+	feed(r, &e);
+	sw(r, 5 * MS, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "points", err, sizeof(err)))
+		fail_msg("%s", err);
+	sp_replay_get_counts(r, &c);
+	assert_int_equal(c.preemptions, 1);
+	assert_int_equal(c.joins, 1);
+	j = sp_replay_json(r);
+	h = strstr(j, "\"t100-100\"");
+	assert_non_null(h);
+	/* H: its section (inferred from its wake), 1 ms of CPU, the point, the rest. */
+	assert_non_null(strstr(h, "\"run2\": 1000,\n\t\t\t\t\"sp_preempt3\": true"));
+	assert_false(sp_sim_workload_has_rw(sp_replay_workload(r)));
+	assert_null(strstr(j, "rwlock"));
+	sp_replay_free(r);
+}
+
 static void test_bad_files(void **state)
 {
 	struct sp_replay_opts o;
@@ -420,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_wait),
 		cmocka_unit_test(test_kernel_locks),
 		cmocka_unit_test(test_sched_model),
+		cmocka_unit_test(test_preempt_and_join),
 		cmocka_unit_test(test_bad_files),
 	};
 
