@@ -22,6 +22,8 @@
  *              would silently run the last one only).
  * Extensions, under names rt-app ignores (it reads only the keys above):
  *   global.sp_cpus         CPUs to simulate (default SP_SIM_DEFAULT_CPUS)
+ *   global.sp_duration_ms  the simulated duration in ms (over "duration", which
+ *                          rt-app reads, in whole seconds)
  *   global.sp_base_slice_us  the fair class's base slice
  *   global.sp_sched_model  "classic" (default) or "linux" (include/superpass/sim.h:
  *                          a sleeper's negative lag, load balancing)
@@ -571,7 +573,7 @@ static int sp_task_obj(struct sp_parse *p, const char *name, struct json_object 
 static int sp_global(struct sp_parse *p, struct json_object *g)
 {
 	char key[160];
-	int64_t x;
+	int64_t x, ms = 0;
 	bool b;
 	int rc;
 
@@ -609,6 +611,8 @@ static int sp_global(struct sp_parse *p, struct json_object *g)
 			rc = sp_int(p, key, v, 1, 64, "a CPU count", &x);
 			if (!rc)
 				p->w->cpus = (uint32_t)x;
+		} else if (!strcmp(k, "sp_duration_ms")) {
+			rc = sp_int(p, key, v, 1, 1000000000, "a duration in milliseconds", &ms);
 		} else if (!strcmp(k, "sp_base_slice_us")) {
 			rc = sp_int(p, key, v, 1, 1000000, "a slice in microseconds", &x);
 			if (!rc)
@@ -647,11 +651,14 @@ static int sp_global(struct sp_parse *p, struct json_object *g)
 			rc = sp_fail(p, key, "unknown global key (expected duration, default_policy, "
 				     "pi_enabled, calibration, logdir, log_basename, lock_pages, ftrace, "
 				     "gnuplot, io_device, mem_buffer_size, cumulative_slack, sp_cpus, "
-				     "sp_base_slice_us, sp_sched_model, sp_locks, sp_critical)");
+				     "sp_duration_ms, sp_base_slice_us, sp_sched_model, sp_locks, "
+				     "sp_critical)");
 		}
 		if (rc)
 			return rc;
 	}
+	if (ms) /* finer than rt-app's seconds, whichever key came first */
+		p->w->duration_ns = (uint64_t)ms * 1000000ull;
 	return 0;
 }
 
