@@ -37,6 +37,7 @@ struct tok {
 	bool used;               /* the last wake of an acquisition */
 	bool sleep;              /* its waker is not replayed: the wait is a sleep */
 	uint64_t req;            /* when the waiter asked (trace time) */
+	uint64_t woke;           /* when the waker woke it */
 };
 
 enum { W_NONE, W_FUTEX, W_KLOCK };
@@ -66,10 +67,6 @@ struct lk {
 	uint64_t addr;
 	uint8_t kind;         /* enum sp_sim_lock_kind */
 	bool used;            /* a replayed thread takes it */
-	/* rwlock words: whose side is shared, the waiters' (readers waiting
-	 * for a writer to finish) or the wakers' (readers, the last of which
-	 * wakes a writer); neither: both exclusive */
-	bool shared_waiters, shared_wakers;
 };
 
 #define HBITS 12
@@ -224,11 +221,25 @@ static void preempted(struct sp_replay *r, struct th *t, uint64_t ts)
 	}
 }
 
+/* The futex words of one glibc pthread_rwlock_t (__readers at 0,
+ * __wrphase_futex at 8, __writers_futex at 12; the type is 56 bytes) are
+ * one rwlock, named after its lowest word seen. */
+#define RW_SPAN 16
+
 static int lock_ref(struct sp_replay *r, uint64_t addr, uint8_t kind)
 {
-	for (size_t i = 0; i < r->nlk; i++)
-		if (r->lk[i].addr == addr && r->lk[i].kind == kind)
+	for (size_t i = 0; i < r->nlk; i++) {
+		if (r->lk[i].kind != kind)
+			continue;
+		if (r->lk[i].addr == addr)
 			return (int)i;
+		if (kind == SP_SIM_URWLOCK_W &&
+		    (addr > r->lk[i].addr ? addr - r->lk[i].addr : r->lk[i].addr - addr) < RW_SPAN) {
+			if (addr < r->lk[i].addr)
+				r->lk[i].addr = addr;
+			return (int)i;
+		}
+	}
 	if (r->nlk == r->caplk) {
 		size_t cap = r->caplk ? 2 * r->caplk : 16;
 		struct lk *v = realloc(r->lk, cap * sizeof(*v));
@@ -386,11 +397,18 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 					r->captk = cap;
 				}
 				if (l >= 0) {
+					/* The waker held the other side of an rwlock: a
+					 * reader wakes the writer, the writer its readers. */
+					uint8_t side = t->wait_kind == SP_SIM_URWLOCK_W &&
+						       t->wait_hold == SP_SIM_EXCL ? SP_SIM_SHARED
+										   : SP_SIM_EXCL;
+
 					r->tk[r->ntk] = (struct tok){ .waiter = t->idx, .waker = u->idx,
-						.lock = l, .hold = t->wait_hold, .req = t->wait_start };
+						.lock = l, .hold = t->wait_hold, .req = t->wait_start,
+						.woke = ts };
 					t->wait_tok = (uint32_t)++r->ntk;
 					flush_cpu(r, u, ts);
-					push_tok(r, u, IT_WAKE, l, t->wait_hold, t->wait_tok, 0, ts);
+					push_tok(r, u, IT_WAKE, l, side, t->wait_tok, 0, ts);
 				}
 			}
 		} else if (t->sleeping && !t->woken) {
@@ -407,11 +425,18 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 		t->wait_val = ev->u.futex.val;
 		/* glibc's mutex waits with FUTEX_WAIT for the value 2 (or
 		 * LOCK_PI); its rwlocks (and anything else) wait for other
-		 * values, with WAIT_BITSET: replayed as an rwlock word. */
+		 * values, with WAIT_BITSET: replayed as an rwlock. Which side
+		 * the waiter takes comes from the value glibc waits for: a
+		 * writer waits for the readers to leave on __wrphase_futex
+		 * while it is 0 | FUTEX_USED (0 or 2); a reader waits for a
+		 * writer on __wrphase_futex at 1 | FUTEX_USED (3) or on
+		 * __readers with RWAITING (4) set. (A writer waiting for
+		 * another writer, __writers_futex at 3, reads as a reader.) */
 		t->wait_kind = ((ev->u.futex.op & 0x7f) == 0 && ev->u.futex.val == 2) ||
 			       (ev->u.futex.op & 0x7f) == 6 || (ev->u.futex.op & 0x7f) == 13
 			       ? SP_SIM_UMUTEX : SP_SIM_URWLOCK_W;
-		t->wait_hold = SP_SIM_EXCL;
+		t->wait_hold = t->wait_kind == SP_SIM_URWLOCK_W && ev->u.futex.val != 0 &&
+			       ev->u.futex.val != 2 ? SP_SIM_SHARED : SP_SIM_EXCL;
 		t->wait_start = ts;
 		t->wait_slept = false;
 		t->waker = -1;
@@ -601,7 +626,7 @@ static void op_add(struct prog *p, uint8_t type, int32_t lock, uint8_t hold, uin
 #define MAXHELD 14 /* tokens a thread holds at once (the simulator allows 16 locks) */
 
 /* The period of @t's sleeps if they end on a grid, else 0. */
-static uint64_t period_of(const struct th *t, size_t *grid)
+static uint64_t period_of(const struct th *t, size_t *grid, bool *keep)
 {
 	uint64_t *iv, prev = 0, p = 0;
 	size_t n = 0, ok = 0, ns = 0;
@@ -637,14 +662,18 @@ static uint64_t period_of(const struct th *t, size_t *grid)
 	 * frames start at the first sleep whose next interval is on the grid
 	 * (*grid: its item); the sleeps before it (start-up: a barrier, a
 	 * first nap) are dropped and the start moved to a period before that
-	 * sleep's end, which needs them to hold no lock wait or wake. */
+	 * sleep's end, which needs them to hold no lock wait or wake. When
+	 * they do (a frame loop blocked from its first frames), they are
+	 * kept as they are (*keep) and the frames start at the thread's
+	 * start. */
 	*grid = 0;
+	*keep = false;
 	for (size_t i = 0, k = 0; p && i < t->n; i++) {
 		uint64_t m, d;
 
 		if (t->it[i].type == IT_WAIT || t->it[i].type == IT_WAKE) {
-			p = 0;
-			break;
+			*keep = true;
+			continue;
 		}
 		if (t->it[i].type != IT_SLEEP)
 			continue;
@@ -775,23 +804,11 @@ static int wait_op(const struct sp_replay *r, const struct th *t, size_t i)
 	return WAIT_NONE;
 }
 
-/* Whether @t ever waited for @lock as a reader: its holds of it are
- * shared ones. */
-static bool reads(const struct th *t, int32_t lock)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (t->it[i].type == IT_WAIT && t->it[i].lock == lock && t->it[i].hold == SP_SIM_SHARED)
-			return true;
-	return false;
-}
-
 /* A boundary of a critical section: a sleep (a holder is assumed not to
  * sleep with a lock held) or a wait for @lock. */
 static bool cs_boundary(const struct sp_replay *r, const struct item *x, int32_t lock)
 {
-	/* A reader's section of an rwlock word does not contain its wait on
-	 * the other word of the same rwlock (which the writer holds): only
-	 * mutex sections nest (a chain). */
+	/* Only mutex sections nest (a chain: A held while waiting for B). */
 	return x->type == IT_SLEEP ||
 	       (x->type == IT_WAIT && (x->lock == lock || r->lk[lock].kind != SP_SIM_UMUTEX));
 }
@@ -943,7 +960,12 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 			;
 		if (k == nll) {
 			ll[nll].lock = t->it[i].lock;
-			ll[nll].len = t->critical ? 0 : cs_len(r, t, wop, t->it[i].lock, &ll[nll].whole);
+			/* A critical thread's mutex sections are let go at once
+			 * (its own are short, and what it shows whole are waits);
+			 * as an rwlock's writer it shows its sections whole, from
+			 * its wait to its wake of the readers that queued. */
+			ll[nll].len = t->critical && r->lk[t->it[i].lock].kind == SP_SIM_UMUTEX
+				      ? 0 : cs_len(r, t, wop, t->it[i].lock, &ll[nll].whole);
 			if (t->critical)
 				ll[nll].whole = false;
 			nll++;
@@ -975,12 +997,6 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 			if (rel < t->n) {
 				at = rel + 1;
 				off = 0;
-			} else if (r->lk[it->lock].kind == SP_SIM_URWLOCK_W) {
-				/* A wait on a word of a glibc rwlock is a gate (readers
-				 * waiting out a writer, a writer waiting for the last
-				 * reader): what it then holds shows as its wakes. */
-				at = i + 1;
-				off = 0;
 			} else if ((len = len_of(ll, nll, it->lock)) || !t->critical) {
 				fwd_cpu(t, i, bnd, len ? len : UINT64_MAX, &at, &off);
 			} else { /* a critical thread's unknown section: let go at once */
@@ -1007,17 +1023,7 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 			i = e;
 			continue;
 		}
-		if (r->lk[it->lock].kind == SP_SIM_URWLOCK_W && !r->lk[it->lock].shared_wakers) {
-			/* A writer's release of the gate its readers wait on: what
-			 * it held is the rwlock itself, whose wait the readers
-			 * do not show; the gate is not replayed as a lock (two
-			 * words of one rwlock held across each other would
-			 * deadlock the replay). */
-			i = e;
-			continue;
-		}
-		hold = reads(t, it->lock) || r->lk[it->lock].shared_wakers ? SP_SIM_SHARED
-									    : SP_SIM_EXCL;
+		hold = it->hold;
 		len = len_of(ll, nll, it->lock);
 		if (len)
 			back_cpu(t, j ? j - 1 : 0, i, len, &at, &off);
@@ -1196,7 +1202,7 @@ static void put_ins(struct sp_replay *r, struct prog *p, struct ins *ins, size_t
  * holding the lock in the replay lets it go: when that thread, replayed,
  * reaches the point where it woke the waiter in the trace. */
 static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64_t *delay,
-		       uint64_t period, size_t grid)
+		       uint64_t period, size_t grid, bool keep)
 {
 	struct ins *ins = NULL;
 	int8_t *wop;
@@ -1325,8 +1331,7 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 				}
 				nheld++;
 				r->lk[it->lock].used = true;
-				op_add(p, OP_LOCK, it->lock,
-				       r->lk[it->lock].shared_waiters ? SP_SIM_SHARED : it->hold, 0);
+				op_add(p, OP_LOCK, it->lock, it->hold, 0);
 			} else if (wop[i] == WAIT_SLEEP) {
 				op_add(p, OP_SLEEP, -1, 0, it->ns);
 				r->c.sleeps++;
@@ -1335,17 +1340,24 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 		case IT_WAKE:
 			break;
 		case IT_SLEEP:
-			if (period && i < grid)
-				break; /* start-up, before the frames */
+			if (period && i < grid) { /* start-up, before the frames */
+				if (keep) {
+					op_add(p, OP_SLEEP, -1, 0, it->ns);
+					r->c.sleeps++;
+				}
+				break;
+			}
 			if (period) {
 				/* As the bench and the simulator count them: the
 				 * periods the work spanned are janky, the periods to
-				 * the sleep's end are frames. */
-				if (sleeps) {
-					uint64_t work = it->end - it->ns - last_sleep_end;
+				 * the sleep's end are frames (with the start-up kept,
+				 * from the thread's start, as the simulated timer). */
+				if (sleeps || keep) {
+					uint64_t from = sleeps ? last_sleep_end : t->first_ts;
+					uint64_t work = it->end - it->ns - from;
 
 					r->janky += work / period;
-					r->frames += (it->end - last_sleep_end + period / 2) / period;
+					r->frames += (it->end - from + period / 2) / period;
 				}
 				if (!sleeps)
 					first_sleep_end = it->end;
@@ -1370,9 +1382,10 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 		 * period_of). */
 		uint64_t origin = first_sleep_end - period;
 
-		if (origin > t->first_ts)
+		if (origin > t->first_ts && !keep)
 			*delay = origin - r->first;
-		r->frames++; /* the first */
+		if (!keep)
+			r->frames++; /* the first */
 	}
 }
 
@@ -1409,7 +1422,7 @@ static int fail(char *err, size_t cap, const char *fmt, ...)
 }
 
 static void json_prog(struct sp_replay *r, const struct th *t, const struct prog *p,
-		      uint64_t delay)
+		      uint64_t delay, bool loop)
 {
 	struct us_clock run = { 0 }, slp = { 0 };
 	unsigned n = 0;
@@ -1417,8 +1430,12 @@ static void json_prog(struct sp_replay *r, const struct th *t, const struct prog
 	bool rt = t->prio >= 0 && t->prio < 100;
 
 	th_name(t, nm, sizeof(nm));
-	jp(r, "%s\n\t\t\"%s\": {\n\t\t\t\"loop\": 1,\n", r->jlen && r->json[r->jlen - 1] == '}' ? ","
-										      : "", nm);
+	/* A frame loop loops on: a critical thread that the trace shows
+	 * starved did few frames of work, and a policy that serves it sooner
+	 * must not see it stop early (its requests repeat, its waits are
+	 * requests, not tokens). Everything else is one pass of the trace. */
+	jp(r, "%s\n\t\t\"%s\": {\n\t\t\t\"loop\": %d,\n", r->jlen && r->json[r->jlen - 1] == '}'
+		? "," : "", nm, loop ? -1 : 1);
 	if (rt)
 		jp(r, "\t\t\t\"policy\": \"SCHED_FIFO\", \"priority\": %d,\n", 99 - t->prio);
 	else
@@ -1480,33 +1497,6 @@ static void json_prog(struct sp_replay *r, const struct th *t, const struct prog
 	jp(r, "\n\t\t\t} }\n\t\t}");
 }
 
-/* The sides of each rwlock word: many threads that wait and one that
- * wakes them are readers waiting for a writer (shared waiters); one that
- * waits and many that wake it is a writer woken by the last reader out
- * (shared wakers). */
-static void rw_roles(struct sp_replay *r)
-{
-	for (size_t l = 0; l < r->nlk; l++) {
-		int32_t w[2] = { -1, -1 }, k[2] = { -1, -1 };
-		int nw = 0, nk = 0;
-
-		if (r->lk[l].kind != SP_SIM_URWLOCK_W)
-			continue;
-		for (size_t i = 0; i < r->ntk; i++) {
-			const struct tok *tk = &r->tk[i];
-
-			if (tk->lock != (int32_t)l || tk->sleep)
-				continue;
-			if (nw < 2 && tk->waiter != w[0])
-				w[nw++] = tk->waiter;
-			if (nk < 2 && tk->waker != k[0])
-				k[nk++] = tk->waker;
-		}
-		r->lk[l].shared_waiters = nw > 1 && nk == 1;
-		r->lk[l].shared_wakers = nk > 1 && nw == 1;
-	}
-}
-
 int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t errcap)
 {
 	size_t ncrit = 0;
@@ -1547,7 +1537,6 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 	for (size_t i = 0; i < r->nth; i++)
 		if (r->th[i]->in_set && r->th[i]->cpu_total)
 			mark_tokens(r, r->th[i]);
-	rw_roles(r);
 	if (!r->c.events)
 		return fail(err, errcap, "no event to replay");
 	if (!ncrit)
@@ -1569,14 +1558,15 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		struct prog p = { 0 };
 		uint64_t delay = 0, period;
 		size_t grid = 0;
+		bool keep = false;
 
 		if (!t->in_set || !t->cpu_total)
 			continue;
 		r->c.threads++;
-		period = t->critical ? period_of(t, &grid) : 0;
-		build_prog(r, t, &p, &delay, period, grid);
+		period = t->critical ? period_of(t, &grid, &keep) : 0;
+		build_prog(r, t, &p, &delay, period, grid, keep);
 		if (!p.nomem)
-			json_prog(r, t, &p, delay);
+			json_prog(r, t, &p, delay, t->critical && period);
 		free(p.op);
 		if (p.nomem)
 			r->nomem = 1;
@@ -1586,8 +1576,10 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 	r->jlen = r->jcap = 0;
 	jp(r, "{\n\t\"global\": {\n\t\t\"duration\": %llu,\n\t\t\"default_policy\": "
 	      "\"SCHED_OTHER\",\n\t\t\"calibration\": \"CPU0\",\n\t\t\"sp_cpus\": %u,\n"
+	      "\t\t\"sp_duration_ms\": %llu,\n"
 	      "\t\t\"sp_base_slice_us\": %llu,\n\t\t\"sp_sched_model\": \"%s\"",
 	   (unsigned long long)((r->last - r->first) / 1000000000ull + 1), r->c.cpus,
+	   (unsigned long long)((r->last - r->first + 999999) / 1000000 ?: 1),
 	   (unsigned long long)(r->c.slice_ns / 1000), r->o.classic ? "classic" : "linux");
 	{
 		bool any = false;
