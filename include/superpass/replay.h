@@ -8,19 +8,31 @@
  * rt-app phase):
  *  - run: its CPU time between blocking points (sched_switch accounting;
  *    an event in a thread's context also counts as it being on that CPU,
- *    for traces that missed a switch);
+ *    for traces that missed a switch); where a switch took it off the CPU
+ *    runnable (preempted), a preemption point (sp_preempt: in the fair
+ *    class its slice ends there; sp_sim_task_preempt), so that the
+ *    simulated scheduler cuts its bursts where the real one did;
  *  - sleep: a sleep (or a futex wait that a timer, an interrupt or a thread
  *    outside the replay ended) keeps its wall length; a critical thread
  *    whose sleeps end on a grid (80 % of the intervals within 10 % of a
  *    multiple of the median) gets an rt-app timer of that period instead,
  *    its frames (janky and frames are counted as `superpass bench` counts
- *    them: the periods the work spanned, the periods to the sleep's end);
+ *    them: the periods the work spanned, the periods to the sleep's end),
+ *    and that frame loop loops on to the end of the replay (the trace's
+ *    length, sp_duration_ms) so that a policy that serves it sooner does
+ *    not run out of frames; a futex wait for its waker's tid (pthread_join)
+ *    is a sleep;
  *  - runtime: a thread that never waited, slept less than 1 % of its life
  *    and ran at least 10 % of it (a CPU hog) is busy until it ended: what
  *    it wanted, not the share it got;
  *  - its critical sections of the real locks (identity: the futex word or
  *    the kernel lock address, named futex-ADDR, kmutex-ADDR, rwsem-ADDR;
- *    kind: a futex is a pthread mutex, PI futex semantics under `pi`;
+ *    kind: a futex waited on for 2 (FUTEX_WAIT) or LOCK_PI is a pthread
+ *    mutex, PI futex semantics under `pi`; other futex words are glibc
+ *    rwlock words, the words within 16 bytes one writer-preferring rwlock
+ *    (rwlock-ADDR of the lowest), a wait for 0 or 2 (__wrphase_futex in a
+ *    read phase) the writer's, any other value a reader's, the waker on
+ *    the other side;
  *    contention_begin MUTEX/RT a kernel mutex, READ/WRITE an rwsem). A
  *    lock wait is a request for the lock where the thread asked for it in
  *    the trace (a retry on the same word right after a wake, glibc's lost
@@ -43,9 +55,16 @@
  *    held.
  * What the replay assumes (a trace does not show it):
  *  - readers of rwlocks and rwsems appear only as wakers (the last reader
- *    out wakes the writer): the waiter depends on that reader's section
- *    alone; the other readers are not seen, and glibc rwlocks (futex words
- *    like any other) are replayed as mutexes of their words;
+ *    out wakes the writer) or as waiters (when a writer held the lock);
+ *    a reader that took the read side uncontended and left without waking
+ *    anyone leaves no event. For a glibc rwlock the replay assumes that
+ *    every known reader (one that waited as a reader or woke the writer
+ *    somewhere in the trace) that was inside a burst of CPU when the
+ *    writer asked (it had run since its last sleep or wait and was not
+ *    asleep) held the read side from that burst's start until the writer
+ *    was woken or its burst ended (counted in readers); a reader that
+ *    never waited nor woke the writer anywhere is not seen at all. rwsem
+ *    readers are replayed from their waits and wakes only;
  *  - threads outside the recorded command (see all_threads) and interrupt
  *    time are left out; their CPU time is reported as outside_cpu_ns.
  * The workload runs on the simulator's EEVDF model in its "linux" variant
@@ -91,6 +110,7 @@ struct sp_replay_counts {
 	uint64_t inferred;     /* a frame loop's requests where its trace shows none */
 	uint64_t preemptions;  /* preemption points (switched out runnable) */
 	uint64_t joins;        /* futex waits for a thread's exit (pthread_join): sleeps */
+	uint64_t readers;      /* read sections inferred at a writer's wait */
 	uint64_t outside_threads, outside_cpu_ns, replayed_cpu_ns;
 	uint64_t first_ns, last_ns;
 	uint32_t cpus;

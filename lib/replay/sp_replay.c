@@ -804,6 +804,19 @@ static int wait_op(const struct sp_replay *r, const struct th *t, size_t i)
 	return WAIT_NONE;
 }
 
+/* The side of rwlock @lock that @t holds: shared if it ever waited for it
+ * as a reader or released it as one (woke a writer). */
+static uint8_t side_of(const struct sp_replay *r, const struct th *t, int32_t lock)
+{
+	if (r->lk[lock].kind != SP_SIM_URWLOCK_W)
+		return SP_SIM_EXCL;
+	for (size_t i = 0; i < t->n; i++)
+		if ((t->it[i].type == IT_WAIT || t->it[i].type == IT_WAKE) &&
+		    t->it[i].lock == lock && t->it[i].hold == SP_SIM_SHARED)
+			return SP_SIM_SHARED;
+	return SP_SIM_EXCL;
+}
+
 /* A boundary of a critical section: a sleep (a holder is assumed not to
  * sleep with a lock held) or a wait for @lock. */
 static bool cs_boundary(const struct sp_replay *r, const struct item *x, int32_t lock)
@@ -920,6 +933,104 @@ static uint64_t len_of(const struct locklen *ll, size_t n, int32_t lock)
 	for (size_t k = 0; k < n; k++)
 		if (ll[k].lock == lock)
 			return ll[k].len;
+	return 0;
+}
+
+static bool ins_before(const struct ins *x, size_t at, uint64_t off)
+{
+	return x->at < at || (x->at == at && x->off < off);
+}
+
+/* The first of @t's items that ends after @ts (t->n if none). */
+static size_t item_at(const struct th *t, uint64_t ts)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->it[mid].end > ts)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* The readers a trace does not show. A glibc rwlock's writer that waits
+ * is woken by the last reader out only; the other readers that held the
+ * lock when it asked leave no event (an uncontended rdlock and its unlock
+ * make no syscall). Assumed here: a known reader of the lock (one that
+ * elsewhere waited for it as a reader or woke a writer) that, when the
+ * writer asked, was inside a burst of CPU (it had run since its last
+ * sleep or wait, and was not asleep) held the read side from the start of
+ * that burst until the writer was woken, or until its burst ended if that
+ * came first. @v (sorted) gets those sections where @t does not hold the
+ * lock already; 0, or -1 on no memory. */
+static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *wop,
+			 struct ins **vp, size_t *np, size_t *capp, uint32_t *seq)
+{
+	for (size_t x = 0; x < r->ntk; x++) {
+		const struct tok *tk = &r->tk[x];
+		int32_t l = tk->lock;
+		size_t i, b, e, j, at;
+		bool ran = false;
+		int depth = 0;
+
+		if (!tk->used || r->lk[l].kind != SP_SIM_URWLOCK_W || tk->hold != SP_SIM_EXCL ||
+		    tk->waiter == t->idx || tk->waker == t->idx || side_of(r, t, l) != SP_SIM_SHARED)
+			continue;
+		i = item_at(t, tk->req);
+		if (i >= t->n || t->it[i].type == IT_WAIT ||
+		    (t->it[i].type == IT_SLEEP && t->it[i].end - t->it[i].ns <= tk->req))
+			continue; /* waiting, asleep or gone when the writer asked */
+		for (b = i; b > 0 && !cs_boundary(r, &t->it[b - 1], l); b--)
+			ran |= t->it[b - 1].type == IT_CPU && t->it[b - 1].ns;
+		ran |= t->it[i].type == IT_CPU && t->it[i].end - t->it[i].ns < tk->req;
+		if (!ran)
+			continue; /* woken, not yet run: it would have queued */
+		for (e = i; e < t->n && !cs_boundary(r, &t->it[e], l); e++)
+			;
+		for (j = i; j < e && t->it[j].end <= tk->woke; j++)
+			;
+		at = j < e && t->it[j].type == IT_CPU && t->it[j].end - t->it[j].ns < tk->woke ? j + 1
+											       : j;
+		if (at <= b)
+			continue;
+		/* Not where @t holds the lock already (nested read holds of a
+		 * writer-preferring rwlock deadlock behind a waiting writer):
+		 * its acquisitions by a wait and the placed ones, against the
+		 * placed releases. */
+		for (size_t k = 0; k < b; k++)
+			depth += t->it[k].type == IT_WAIT && t->it[k].lock == l && wop[k] == WAIT_LOCK;
+		for (size_t k = 0; k < *np; k++) {
+			const struct ins *y = &(*vp)[k];
+
+			if (y->lock != l)
+				continue;
+			if (ins_before(y, b, 0))
+				depth += y->type == OP_LOCK ? 1 : y->type == OP_UNLOCK ? -1 : 0;
+			else if (ins_before(y, at, 1))
+				depth = 1000; /* one inside */
+		}
+		if (depth > 0)
+			continue;
+		if (*np + 2 > *capp) {
+			size_t cap = 2 * *capp + 4;
+			struct ins *nv = realloc(*vp, cap * sizeof(*nv));
+
+			if (!nv)
+				return -1;
+			*vp = nv;
+			*capp = cap;
+		}
+		(*vp)[(*np)++] = (struct ins){ .at = b, .seq = UINT32_MAX / 2 + 1, .type = OP_LOCK,
+					       .hold = SP_SIM_SHARED, .lock = l };
+		(*vp)[(*np)++] = (struct ins){ .at = at, .seq = (*seq)++ & 0xffff, .type = OP_UNLOCK,
+					       .hold = SP_SIM_SHARED, .lock = l };
+		qsort(*vp, *np, sizeof(**vp), cmp_ins);
+		r->c.readers++;
+	}
 	return 0;
 }
 
@@ -1047,6 +1158,7 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 		for (size_t i = 0, j; i < t->n; i = j + 1) {
 			uint64_t cpu = 0;
 			bool other = false;
+			uint8_t hold;
 
 			for (j = i; j < t->n && t->it[j].type != IT_SLEEP; j++) {
 				if (t->it[j].type == IT_CPU)
@@ -1056,14 +1168,19 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 			}
 			if (other || cpu * 4 < ll[k].len * 3 || n + 2 > cap)
 				continue;
+			hold = side_of(r, t, ll[k].lock);
 			v[n++] = (struct ins){ .at = i, .seq = UINT32_MAX / 2 + 1, .type = OP_LOCK,
-					       .hold = SP_SIM_EXCL, .lock = ll[k].lock };
+					       .hold = hold, .lock = ll[k].lock };
 			v[n++] = (struct ins){ .at = j, .seq = seq++ & 0xffff, .type = OP_UNLOCK,
-					       .hold = SP_SIM_EXCL, .lock = ll[k].lock };
+					       .hold = hold, .lock = ll[k].lock };
 			r->c.inferred++;
 		}
 	}
 	qsort(v, n, sizeof(*v), cmp_ins);
+	if (infer_readers(r, t, wop, &v, &n, &cap, &seq) < 0) {
+		free(v);
+		return -1;
+	}
 	*out = v;
 	return (ssize_t)n;
 }

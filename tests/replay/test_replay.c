@@ -425,6 +425,114 @@ static void test_preempt_and_join(void **state)
 	sp_replay_free(r);
 }
 
+/* A glibc rwlock: the writer W (200, critical) waits twice for the
+ * readers to leave (value 2, on __wrphase_futex and, the second time, on
+ * another word of the same rwlock), woken each time by the last reader
+ * out (R2, then R1). The other reader had run since its last sleep when W
+ * asked and left no event: the replay assumes it held the read side too
+ * (an inferred read section), so W's wait depends on both readers. */
+static void rwfutex(struct sp_replay *r, uint64_t t, int pid, bool enter, uint64_t addr,
+		    uint32_t val)
+{
+	struct sp_trace_event e = { .ts_ns = t, .cpu = 0, .pid = pid };
+
+	e.type = enter ? SP_TR_FUTEX_ENTER : SP_TR_FUTEX_EXIT;
+	e.u.futex.uaddr = addr;
+	e.u.futex.op = enter && val != 0x7fffffff ? 0x189 : 0x81; /* WAIT_BITSET, WAKE */
+	e.u.futex.val = val;
+	feed(r, &e);
+}
+
+struct readers_at {
+	int writer, readers, at_first_block;
+	bool blocked;
+};
+
+static void count_readers(void *ctx, const struct sp_sim_trace *e)
+{
+	struct readers_at *rd = ctx;
+
+	if (e->type == SP_SIM_TR_ACQUIRE && e->arg == SP_SIM_SHARED)
+		rd->readers++;
+	else if (e->type == SP_SIM_TR_RELEASE && e->arg == SP_SIM_SHARED)
+		rd->readers--;
+	else if (e->type == SP_SIM_TR_BLOCK && e->thread == rd->writer && !rd->blocked) {
+		rd->blocked = true;
+		rd->at_first_block = rd->readers;
+	}
+}
+
+static void test_rwlock_readers(void **state)
+{
+	static const int32_t crit[] = { 200 };
+	struct sp_replay_opts o;
+	struct sp_replay *r;
+	struct sp_replay_counts c;
+	struct sp_replay_figures tf;
+	struct sp_sim_result res;
+	char err[256] = "";
+	const char *j;
+
+	(void)state;
+	sp_replay_opts_default(&o);
+	o.critical_tids = crit;
+	o.nr_critical_tids = 1;
+	o.cpus = 1;
+	assert_int_equal(sp_replay_create(&o, &r), 0);
+	/* R1 (100) runs, is preempted by R2 (101), which is preempted by W. */
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 100, 139);
+	sw(r, 1 * MS, 100, 139, SP_TRS_RUNNABLE, 101, 139);
+	sw(r, MS + MS / 2, 101, 139, SP_TRS_RUNNABLE, 200, 110);
+	rwfutex(r, 2 * MS, 200, true, 0x3008, 2);
+	sw(r, 2 * MS, 200, 110, SP_TRS_SLEEPING, 100, 139);
+	sw(r, 3 * MS, 100, 139, SP_TRS_SLEEPING, 101, 139);  /* R1 done, asleep */
+	rwfutex(r, 4 * MS, 101, true, 0x3008, 0x7fffffff);  /* R2: the last out */
+	waking(r, 4 * MS, 101, 200);
+	rwfutex(r, 4 * MS + 1000, 101, false, 0, 1);
+	sw(r, 4 * MS + 10000, 101, 139, SP_TRS_SLEEPING, 200, 110);
+	rwfutex(r, 4 * MS + 20000, 200, false, 0, 0);
+	/* The same the other way round, W waiting on __writers_futex. */
+	sw(r, 5 * MS, 200, 110, SP_TRS_SLEEPING, 101, 139);
+	sw(r, 5 * MS + MS / 2, 101, 139, SP_TRS_RUNNABLE, 100, 139);
+	sw(r, 6 * MS, 100, 139, SP_TRS_RUNNABLE, 200, 110);
+	rwfutex(r, 6 * MS + 200000, 200, true, 0x300c, 2);
+	sw(r, 6 * MS + 200000, 200, 110, SP_TRS_SLEEPING, 101, 139);
+	sw(r, 7 * MS, 101, 139, SP_TRS_SLEEPING, 100, 139);  /* R2 done, asleep */
+	rwfutex(r, 8 * MS, 100, true, 0x3008, 0x7fffffff);  /* R1: the last out */
+	waking(r, 8 * MS, 100, 200);
+	rwfutex(r, 8 * MS + 1000, 100, false, 0, 1);
+	sw(r, 8 * MS + 10000, 100, 139, SP_TRS_SLEEPING, 200, 110);
+	rwfutex(r, 8 * MS + 20000, 200, false, 0, 0);
+	sw(r, 8 * MS + 100000, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "rwlock", err, sizeof(err)))
+		fail_msg("%s", err);
+	sp_replay_get_counts(r, &c);
+	sp_replay_trace_figures(r, &tf);
+	assert_int_equal(tf.blockings, 2);
+	assert_int_equal(c.readers, 2);
+	j = sp_replay_json(r);
+	/* One rwlock, named after its lowest word, its readers shared. */
+	assert_non_null(strstr(j, "\"sp_locks\": { \"rwlock-3008\": \"rwlock-writer\" }"));
+	assert_null(strstr(j, "rwlock-300c"));
+	assert_non_null(strstr(strstr(j, "\"t100-100\""), "\"sp_rdlock"));
+	assert_non_null(strstr(strstr(j, "\"t101-101\""), "\"sp_rdlock"));
+	assert_non_null(strstr(strstr(j, "\"t200-200\""), "\"sp_wrlock"));
+	{
+		struct readers_at rd = { .writer = 2 }; /* t200: the third task */
+		struct sp_sim_opts so;
+
+		sp_sim_opts_default(&so);
+		so.trace = count_readers;
+		so.trace_ctx = &rd;
+		assert_int_equal(sp_sim_run(sp_replay_workload(r), &so, &res), 0);
+		/* W's first request finds both readers inside. */
+		assert_true(res.blockings >= 1);
+		assert_int_equal(rd.at_first_block, 2);
+		sp_sim_result_free(&res);
+	}
+	sp_replay_free(r);
+}
+
 static void test_bad_files(void **state)
 {
 	struct sp_replay_opts o;
@@ -484,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_locks),
 		cmocka_unit_test(test_sched_model),
 		cmocka_unit_test(test_preempt_and_join),
+		cmocka_unit_test(test_rwlock_readers),
 		cmocka_unit_test(test_bad_files),
 	};
 
