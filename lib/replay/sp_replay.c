@@ -38,6 +38,7 @@ struct tok {
 	bool sleep;              /* its waker is not replayed: the wait is a sleep */
 	uint64_t req;            /* when the waiter asked (trace time) */
 	uint64_t woke;           /* when the waker woke it */
+	uint32_t readers;        /* read sections inferred at this (writer's) wait */
 };
 
 enum { W_NONE, W_FUTEX, W_KLOCK };
@@ -971,7 +972,7 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
 			 struct ins **vp, size_t *np, size_t *capp, uint32_t *seq)
 {
 	for (size_t x = 0; x < r->ntk; x++) {
-		const struct tok *tk = &r->tk[x];
+		struct tok *tk = &r->tk[x];
 		int32_t l = tk->lock;
 		size_t i, b, e, j, at;
 		bool ran = false;
@@ -1030,6 +1031,8 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
 					       .hold = SP_SIM_SHARED, .lock = l };
 		qsort(*vp, *np, sizeof(**vp), cmp_ins);
 		r->c.readers++;
+		if (++tk->readers > r->c.readers_max)
+			r->c.readers_max = tk->readers;
 	}
 	return 0;
 }

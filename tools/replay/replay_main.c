@@ -318,14 +318,15 @@ int replay_main(int argc, char **argv)
 		sp_replay_run_figures(none, &nf);
 		printf("%s: %llu events, %.3f s; replayed %llu threads (%.3f s CPU), %llu locks, "
 		       "%llu lock waits (%llu critical sections dropped), %llu inferred sections, "
-		       "%llu inferred read sections, %llu preemption points, %llu joins, %llu sleeps, "
+		       "%llu inferred read sections (at most %llu at one wait), %llu preemption points, %llu joins, %llu sleeps, "
 		       "%llu timers, %llu CPU hogs; left "
 		       "out %llu threads (%.3f s CPU)%s\n",
 		       path, (unsigned long long)k.events, (double)(k.last_ns - k.first_ns) / 1e9,
 		       (unsigned long long)k.threads, (double)k.replayed_cpu_ns / 1e9,
 		       (unsigned long long)k.locks, (unsigned long long)k.waits,
 		       (unsigned long long)k.dropped, (unsigned long long)k.inferred,
-		       (unsigned long long)k.readers, (unsigned long long)k.preemptions,
+		       (unsigned long long)k.readers, (unsigned long long)k.readers_max,
+		       (unsigned long long)k.preemptions,
 		       (unsigned long long)k.joins, (unsigned long long)k.sleeps,
 		       (unsigned long long)k.timers, (unsigned long long)k.hogs,
 		       (unsigned long long)k.outside_threads,
