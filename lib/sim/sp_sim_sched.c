@@ -700,6 +700,9 @@ void sched_yield(struct sim *s, struct sth *t)
 		t->deadline += sp_vslice(s, t);
 	else
 		t->seq = ++s->seq;
+	/* its program goes on when it runs again (without this a yielder
+	 * ran for ever without reaching its next op) */
+	t->needs_step = true;
 	c->resched = true;
 }
 

@@ -285,6 +285,26 @@ static void test_preempt_point(void **state)
 	/* In the RT class the point is not a preemption. */
 	assert_int_equal(preempt_done(SP_SIM_FIFO, true), 1 * MS);
 	{
+		/* A yield is a preemption point that renews the deadline
+		 * further: the program goes on after it. */
+		struct sp_sim_workload *w = wl("yield");
+		struct sp_sim_result *r;
+		int t = sp_sim_task_add(w, "a", SP_SIM_OTHER, 0, 1);
+		int b = sp_sim_task_add(w, "b", SP_SIM_OTHER, 0, 1);
+
+		sp_sim_task_set_loop(w, t, 1);
+		sp_sim_task_run(w, t, MS / 2);
+		sp_sim_task_yield(w, t);
+		sp_sim_task_run(w, t, MS / 2);
+		sp_sim_task_set_loop(w, b, 1);
+		sp_sim_task_run(w, b, 5 * MS);
+		r = run(w, SP_SIM_POL_NONE, 1, 100 * MS, NULL);
+		assert_int_equal(r->threads[0].cpu_ns, 1 * MS);
+		assert_int_equal(r->busy_ns, 6 * MS);
+		done(r);
+		sp_sim_workload_free(w);
+	}
+	{
 		struct sp_sim_workload *w;
 		char err[256] = "";
 
