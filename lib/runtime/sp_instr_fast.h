@@ -36,9 +36,10 @@ static inline int sp_instr_mutex_lock_fast(pthread_mutex_t *m)
 
 static inline int sp_instr_mutex_unlock_fast(pthread_mutex_t *m)
 {
-	if (__builtin_expect((sp_iw_self.n | (uint32_t)sp_iw_active()) == 0, 1))
+	if (__builtin_expect((sp_iw_self.n | (uint32_t)sp_iw_active()) == 0, 1) ||
+	    sp_rt_guarded())
 		return sp_real.mutex_unlock(m);
-	return sp_instr_mutex_unlock(m);
+	return sp_instr_mutex_unlock_slow(m);
 }
 
 static inline int sp_instr_rwlock_rdlock_fast(pthread_rwlock_t *rw)
@@ -55,18 +56,18 @@ static inline int sp_instr_rwlock_rdlock_fast(pthread_rwlock_t *rw)
 	return 0;
 }
 
+/* The only rwlock unlock (sp_rwlock_unlock and the interposer's): the
+ * real unlock is a tail call unless the core must hear of the release. */
 static inline int sp_instr_rwlock_unlock_fast(pthread_rwlock_t *rw)
 {
-	enum sp_hold hold = SP_HOLD_EXCL;
-	int told = 0;
+	int told;
 
 	if (__builtin_expect(sp_rt_guarded(), 0))
 		return sp_real.rwlock_unlock(rw);
-	if (sp_iw_self.n != 0)
-		told = sp_iw_release(rw, &hold);
-	if (__builtin_expect(told == 0 && !sp_iw_active(), 1) || told < 0)
+	told = sp_iw_release(rw);
+	if (__builtin_expect(told == SP_IW_QUIET && !sp_iw_active(), 1) || told == SP_IW_KEEP)
 		return sp_real.rwlock_unlock(rw);
-	return sp_instr_rwlock_unlock_told(rw, told, hold);
+	return sp_instr_rwlock_unlock_told(rw, told);
 }
 
 #pragma GCC visibility pop

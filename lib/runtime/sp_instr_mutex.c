@@ -123,38 +123,29 @@ int sp_instr_mutex_trylock(pthread_mutex_t *m)
 	return rc;
 }
 
-static int sp_mx_unlock_slow(pthread_mutex_t *m)
+int sp_instr_mutex_unlock_slow(pthread_mutex_t *m)
 {
 	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
-	enum sp_hold hold = SP_HOLD_EXCL;
 	sp_tid_t self;
 	int told, rc;
 
-	told = sp_iw_release(m, &hold);
-	if (told < 0 || !core) /* a recursive hold remains */
+	told = sp_iw_release(m);
+	if (told == SP_IW_KEEP || !core) /* a recursive hold remains */
 		return sp_real.mutex_unlock(m);
 	self = sp_rt_thread(core);
 	/* Not told, but a critical thread waits: if we are fast-tracked, the
 	 * owner the core took from the word may be us, and our grant ends
 	 * with this release. */
-	if (!told && sp_iw_active() && sp_mx_owner(m) == self &&
+	if (told == SP_IW_QUIET && sp_iw_active() && sp_mx_owner(m) == self &&
 	    !(sp_mx_type(m) == PTHREAD_MUTEX_RECURSIVE && m->__data.__count > 1)) {
 		sp_rt_enter();
 		told = sp_task_boosted(core, self) == 1;
 		sp_rt_leave();
 	}
 	rc = sp_real.mutex_unlock(m);
-	if (rc == 0 && told)
+	if (rc == 0 && told > 0)
 		sp_instr_released(self, m, SP_HOLD_EXCL);
 	return rc;
-}
-
-int sp_instr_mutex_unlock(pthread_mutex_t *m)
-{
-	if (__builtin_expect((sp_iw_self.n | (uint32_t)sp_iw_active()) == 0, 1) ||
-	    sp_rt_guarded())
-		return sp_real.mutex_unlock(m);
-	return sp_mx_unlock_slow(m);
 }
 
 /* pthread_cond_*wait drops and retakes the mutex inside glibc: a hold the
@@ -162,15 +153,14 @@ int sp_instr_mutex_unlock(pthread_mutex_t *m)
 int sp_instr_mutex_cond_enter(pthread_mutex_t *m)
 {
 	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
-	enum sp_hold hold = SP_HOLD_EXCL;
 	int i;
 
 	if (sp_rt_guarded() || !core || (i = sp_iw_find(m)) < 0 ||
 	    !__atomic_load_n(&sp_iw_self.e[i].claim, __ATOMIC_RELAXED))
 		return 0;
 	/* The whole recursive hold goes (glibc drops it whole). */
-	sp_iw_self.e[i].depth = 1;
-	if (sp_iw_release(m, &hold) != 1)
+	sp_iw_self.e[i].extra = 0;
+	if (sp_iw_release(m) <= 0)
 		return 0;
 	sp_instr_released(sp_rt_thread(core), m, SP_HOLD_EXCL);
 	return 1;

@@ -127,9 +127,11 @@ int sp_instr_rwlock_trywrlock(pthread_rwlock_t *rw)
 	return sp_rw_try(rw, SP_HOLD_EXCL);
 }
 
-/* @told: what sp_iw_release said (1: the core was told of this hold). */
-int sp_instr_rwlock_unlock_told(pthread_rwlock_t *rw, int told, enum sp_hold hold)
+/* @told: what sp_iw_release said (SP_IW_TOLD: the core was told of this
+ * hold; SP_IW_QUIET with a critical wait in progress). */
+int sp_instr_rwlock_unlock_told(pthread_rwlock_t *rw, int told)
 {
+	enum sp_hold hold = told > 0 ? SP_IW_TOLD_HOLD(told) : SP_HOLD_EXCL;
 	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
 	sp_tid_t self;
 	int rc;
@@ -139,28 +141,14 @@ int sp_instr_rwlock_unlock_told(pthread_rwlock_t *rw, int told, enum sp_hold hol
 	self = sp_rt_thread(core);
 	/* An unlisted writer the core took from the word, fast-tracked while
 	 * a critical thread waits: its grant ends with this release. */
-	if (!told && sp_iw_active() && sp_rw_writer(rw) == self) {
+	if (told == SP_IW_QUIET && sp_iw_active() && sp_rw_writer(rw) == self) {
 		sp_rt_enter();
 		told = sp_task_boosted(core, self) == 1;
 		sp_rt_leave();
 	}
 	rc = sp_real.rwlock_unlock(rw);
 	/* After the unlock, as for mutexes (see sp_instr_mutex.c). */
-	if (rc == 0 && told)
+	if (rc == 0 && told > 0)
 		sp_instr_released(self, rw, hold);
 	return rc;
-}
-
-int sp_instr_rwlock_unlock(pthread_rwlock_t *rw)
-{
-	enum sp_hold hold = SP_HOLD_EXCL;
-	int told = 0;
-
-	if (sp_rt_guarded())
-		return sp_real.rwlock_unlock(rw);
-	if (sp_iw_self.n != 0)
-		told = sp_iw_release(rw, &hold);
-	if (__builtin_expect(told == 0 && !sp_iw_active(), 1) || told < 0)
-		return sp_real.rwlock_unlock(rw);
-	return sp_instr_rwlock_unlock_told(rw, told, hold);
 }

@@ -21,8 +21,10 @@
  *    the waiter stops waiting.
  *
  *  - Readers are anonymous in glibc, so every thread keeps a list of the
- *    read locks it holds (sp_iw_self: a store and a load per acquire, no
- *    atomic read-modify-write) and the core hears about readers only of
+ *    read locks it holds (sp_iw_self, a stack: a read acquire is two
+ *    stores and a load, its release two loads and two stores, no atomic
+ *    read-modify-write, no search unless locks are released out of order)
+ *    and the core hears about readers only of
  *    watched rwlocks: one that a critical thread, or a fast-tracked one,
  *    waited on in the last SP_IW_WATCH_NS. A reader of a watched lock
  *    reports its acquire; a reader that entered before the lock became
@@ -38,8 +40,10 @@
  *    listed for the extra ones (counted, never found); without membarrier
  *    (old kernels) a reader that enters or leaves in the instant of a scan
  *    can be missed, or stay recorded until its thread next releases a
- *    listed lock of that slot; a recursive read lock taken before the
- *    watch counts as one hold.
+ *    listed lock of that slot.
+ *    Why the list is kept while nothing is watched: a reader that entered
+ *    before the watch can only be found in it (glibc counts readers, it
+ *    does not name them), and it costs two stores and two loads a pair.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -185,6 +189,7 @@ static void sp_iw_thread_exit(void *arg)
 			__atomic_store_n(&sp_iw_tab[i], NULL, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&sp_iw_lock);
 	sp_iw_self.reg = -1; /* later locks of this thread's destructors: not listed */
+	sp_iw_self.lim = 0;
 	sp_iw_self.gen = __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED);
 	sp_rt_leave();
 }
@@ -207,6 +212,7 @@ void sp_iw_register(void)
 	core = sp_rt_core();
 	if (!core) {
 		t->reg = -1; /* passthrough (a forked child, no runtime): until a new one */
+		t->lim = 0;
 		t->gen = __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED);
 		goto out;
 	}
@@ -224,6 +230,7 @@ void sp_iw_register(void)
 		if (!sp_iw_tab[i]) {
 			__atomic_store_n(&sp_iw_tab[i], t, __ATOMIC_RELAXED);
 			t->reg = 1;
+			t->lim = SP_IW_HELD;
 			break;
 		}
 	}
@@ -232,18 +239,47 @@ out:
 	sp_rt_leave();
 }
 
-/* A free slot of our list, or -1. */
-static int sp_iw_slot_new(void)
+/* The slot for a new entry of @lock, or -1: the top of the list; when it
+ * is full, the highest free slot below, but only for a lock not listed
+ * yet (a lock's lowest entry must stay its oldest: see the header). */
+static int sp_iw_slot_push(const void *lock)
+{
+	struct sp_iw_thread *t = &sp_iw_self;
+
+	if (t->n < SP_IW_HELD)
+		return (int)t->n++;
+	if (sp_iw_find(lock) < 0)
+		for (uint32_t i = SP_IW_HELD; i-- > 0;)
+			if (!__atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED))
+				return (int)i;
+	__atomic_add_fetch(&sp_iw_unlisted, 1, __ATOMIC_RELAXED);
+	return -1;
+}
+
+/* The lowest slot with a read hold of @lock, or -1: the one a claim goes on. */
+static int sp_iw_lowest_read(const void *lock)
 {
 	struct sp_iw_thread *t = &sp_iw_self;
 
 	for (uint32_t i = 0; i < t->n; i++)
-		if (!__atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED) == (uintptr_t)lock)
 			return (int)i;
-	if (t->n < SP_IW_HELD)
-		return (int)t->n++;
-	__atomic_add_fetch(&sp_iw_unlisted, 1, __ATOMIC_RELAXED);
 	return -1;
+}
+
+/* Frees slot @i (it held our hold of @lock): then the pair with the
+ * scanner, as in sp_iw_release. */
+static int sp_iw_free_slot(uint32_t i, const void *lock, enum sp_hold hold)
+{
+	struct sp_iw_thread *t = &sp_iw_self;
+
+	__atomic_store_n(&t->e[i].lock, 0, __ATOMIC_RELAXED);
+	while (t->n && !__atomic_load_n(&t->e[t->n - 1].lock, __ATOMIC_RELAXED))
+		t->n--;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* pairs as in sp_iw_release */
+	if (__atomic_load_n(&t->e[i].claim, __ATOMIC_ACQUIRE) != 0)
+		return sp_iw_release_claimed((int)i, lock, hold);
+	return SP_IW_QUIET;
 }
 
 /* ---- acquires and releases ---- */
@@ -270,32 +306,36 @@ static void sp_iw_report_read(const void *lock, int slot)
 	sp_instr_acquired(t->tid, lock, SP_HOLD_SHARED);
 }
 
-void sp_iw_read_acquired_slow(const void *lock, int slot)
+/* After a read hold was listed, with some rwlock watched. */
+void sp_iw_read_watched(const void *lock)
+{
+	int lo;
+
+	if (!sp_iw_is_watched(lock) || (lo = sp_iw_lowest_read(lock)) < 0)
+		return;
+	sp_iw_report_read(lock, lo);
+}
+
+void sp_iw_read_acquired_slow(const void *lock)
 {
 	struct sp_iw_thread *t = &sp_iw_self;
-	int i;
+	int slot;
 
-	if (slot < 0) {
-		if (t->reg == 0)
-			sp_iw_register();
-		if (t->reg <= 0)
-			return;
-		i = sp_iw_find(lock);
-		if (i >= 0) {
-			t->e[i].depth++;
-			return;
-		}
-		slot = sp_iw_slot_new();
-		if (slot < 0)
-			return;
-		t->e[slot].depth = 1;
-		t->e[slot].hold = SP_HOLD_SHARED;
-		__atomic_store_n(&t->e[slot].lock, (uintptr_t)lock, __ATOMIC_RELAXED);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST); /* as in sp_iw_read_acquired */
-		if (!__atomic_load_n(&sp_iw_nwatched, __ATOMIC_RELAXED) || !sp_iw_is_watched(lock))
-			return;
+	if (t->reg == 0)
+		sp_iw_register();
+	if (t->reg <= 0)
+		return; /* passthrough, or no room in the scan table */
+	if (t->n < t->lim) {
+		sp_iw_read_acquired(lock); /* just registered */
+		return;
 	}
-	sp_iw_report_read(lock, slot);
+	slot = sp_iw_slot_push(lock); /* full: a free slot below the top, if any */
+	if (slot < 0)
+		return;
+	__atomic_store_n(&t->e[slot].lock, (uintptr_t)lock, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* as in sp_iw_read_acquired */
+	if (__atomic_load_n(&sp_iw_nwatched, __ATOMIC_RELAXED))
+		sp_iw_read_watched(lock);
 }
 
 void sp_iw_note_acquire(const void *lock, enum sp_hold hold)
@@ -305,51 +345,80 @@ void sp_iw_note_acquire(const void *lock, enum sp_hold hold)
 	sp_tid_t self;
 	int i = sp_iw_find(lock);
 
+	(void)hold; /* exclusive only: readers go through sp_iw_read_acquired */
 	if (i >= 0) {
-		t->e[i].depth++; /* recursive: the first hold speaks for it */
+		t->e[i].extra++; /* recursive: the first hold speaks for it */
 		return;
 	}
 	if (!sp_iw_active() || !(core = sp_rt_core()))
 		return;
 	self = sp_rt_thread(core);
-	i = sp_iw_slot_new();
+	i = sp_iw_slot_push(lock);
 	if (i < 0)
 		return;
-	t->e[i].depth = 1;
-	t->e[i].hold = hold;
+	t->e[i].extra = 0;
 	__atomic_store_n(&t->e[i].claim, (uintptr_t)lock, __ATOMIC_RELAXED);
-	__atomic_store_n(&t->e[i].lock, (uintptr_t)lock, __ATOMIC_RELEASE);
-	sp_instr_acquired(self, lock, hold);
+	__atomic_store_n(&t->e[i].lock, (uintptr_t)lock | SP_IW_EXCL, __ATOMIC_RELEASE);
+	sp_instr_acquired(self, lock, SP_HOLD_EXCL);
 }
 
 bool sp_iw_list_reported(const void *lock, enum sp_hold hold)
 {
 	struct sp_iw_thread *t = &sp_iw_self;
-	int i = sp_iw_find(lock);
+	uintptr_t zero = 0;
+	int i;
 
-	if (i >= 0) {
-		t->e[i].depth++;
-		return false; /* already held and listed: the core has it */
+	if (hold == SP_HOLD_EXCL) {
+		i = sp_iw_find(lock);
+		if (i >= 0) {
+			t->e[i].extra++;
+			return false; /* already held and listed: the core has it */
+		}
+		if ((i = sp_iw_slot_push(lock)) < 0)
+			return false;
+		t->e[i].extra = 0;
+		__atomic_store_n(&t->e[i].claim, (uintptr_t)lock, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->e[i].lock, (uintptr_t)lock | SP_IW_EXCL, __ATOMIC_RELEASE);
+		return true;
 	}
-	i = sp_iw_slot_new();
-	if (i < 0)
+	if ((i = sp_iw_slot_push(lock)) < 0)
 		return false;
-	t->e[i].depth = 1;
-	t->e[i].hold = hold;
-	__atomic_store_n(&t->e[i].claim, (uintptr_t)lock, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->e[i].lock, (uintptr_t)lock, __ATOMIC_RELEASE);
-	return true;
+	/* The claim goes on the lock's lowest entry; a scanner may have
+	 * claimed it already (then the core has this reader). */
+	i = sp_iw_lowest_read(lock);
+	return __atomic_compare_exchange_n(&t->e[i].claim, &zero, (uintptr_t)lock, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
-int sp_iw_release_slow(int slot, const void *lock, enum sp_hold *hold)
+int sp_iw_release_claimed(int slot, const void *lock, enum sp_hold hold)
 {
 	uintptr_t mine = (uintptr_t)lock;
 
-	(void)hold;
 	/* A claim for another lock is a scanner's, on a slot we reused: its
 	 * own check after the scan clears it. */
 	return __atomic_compare_exchange_n(&sp_iw_self.e[slot].claim, &mine, 0, false,
-					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) ? 1 : 0;
+					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)
+		       ? SP_IW_TOLD(hold)
+		       : SP_IW_QUIET;
+}
+
+int sp_iw_release_slow(const void *lock)
+{
+	struct sp_iw_thread *t = &sp_iw_self;
+	int i = sp_iw_find(lock);
+	uintptr_t w;
+
+	if (i < 0)
+		return SP_IW_QUIET;
+	w = __atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED);
+	if (!(w & SP_IW_EXCL))
+		return sp_iw_free_slot((uint32_t)i, lock, SP_HOLD_SHARED);
+	if (t->e[i].extra > 0) {
+		t->e[i].extra--;
+		return SP_IW_KEEP;
+	}
+	return sp_iw_free_slot((uint32_t)i, lock, SP_HOLD_EXCL);
 }
 
 /* ---- waits ---- */
@@ -403,9 +472,13 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
 			uintptr_t zero = 0;
 			sp_tid_t tid;
 
-			if (__atomic_load_n(&t->e[s].lock, __ATOMIC_RELAXED) != want ||
-			    __atomic_load_n(&t->e[s].claim, __ATOMIC_RELAXED) != 0)
+			/* The thread's lowest read entry of the lock carries
+			 * its claim (sp_instr_watch.h); the others are its
+			 * recursive holds. */
+			if (__atomic_load_n(&t->e[s].lock, __ATOMIC_RELAXED) != want)
 				continue;
+			if (__atomic_load_n(&t->e[s].claim, __ATOMIC_RELAXED) != 0)
+				break;
 			tid = __atomic_load_n(&t->tid, __ATOMIC_RELAXED);
 			/* Told before the claim is visible: the reader reports
 			 * its release only after it sees the claim, so the core
@@ -416,12 +489,13 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
 				/* The reader (or another scanner) told the core
 				 * itself meanwhile: take ours back. */
 				sp_lock_released(core, tid, (sp_lock_key_t)want, SP_HOLD_SHARED);
-				continue;
+				break;
 			}
 			got[n].t = t;
 			got[n].slot = s;
 			got[n].tid = tid;
 			n++;
+			break;
 		}
 	}
 	if (n) {
@@ -458,6 +532,7 @@ static void sp_iw_atfork_child(void)
 	for (uint32_t i = 0; i < SP_IW_HELD; i++)
 		sp_iw_self.e[i] = (struct sp_iw_entry){ 0 };
 	sp_iw_self.n = 0;
+	sp_iw_self.lim = 0;
 	sp_iw_self.reg = -1;
 	sp_iw_self.gen = sp_rt_gen;
 }

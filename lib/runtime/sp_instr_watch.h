@@ -23,15 +23,29 @@
 
 #define SP_IW_HELD 16u /* locks one thread holds that we keep track of */
 
+/* An entry's lock word: the lock's address, with this bit set for an
+ * exclusive hold (a mutex, an rwlock's write side). Scanners look for
+ * readers, so they compare the word with the bare address. */
+#define SP_IW_EXCL ((uintptr_t)1)
+
+/*
+ * The thread's list is a stack: a hold is pushed at e[n], a release takes
+ * the highest entry of its lock (the top one, for the usual nesting).
+ * A read lock held twice has two entries; an exclusive hold has one, with
+ * a count of the extra recursive holds. Slots at and above n are free (0),
+ * so a scanner reads all SP_IW_HELD slots without reading n. Which entry
+ * of a (thread, lock) carries the claim: the lowest, which is the last one
+ * released (a new entry of a lock already listed always goes above it).
+ */
 struct sp_iw_entry {
-	uintptr_t lock;  /* atomic (scanners read it): the lock held, 0 = free slot */
+	uintptr_t lock;  /* atomic (scanners read it): lock | SP_IW_EXCL?, 0 = free */
 	uintptr_t claim; /* atomic: the lock the core was told this thread holds here */
-	uint32_t depth;  /* own thread only: recursive holds */
-	uint32_t hold;   /* own thread only: enum sp_hold */
+	uint32_t extra;  /* own thread only: recursive holds past the first (exclusive) */
 };
 
 struct sp_iw_thread {
 	uint32_t n;      /* own thread only: slots below n may be in use */
+	uint32_t lim;    /* own thread only: SP_IW_HELD once listed, 0 before (slow path) */
 	uint32_t gen;    /* own thread only: the sp_rt_gen that reg is for */
 	int reg;         /* own thread only: 0 not yet, 1 registered, -1 passthrough */
 	sp_tid_t tid;    /* atomic: for scanners */
@@ -47,13 +61,14 @@ static inline bool sp_iw_active(void)
 	return __atomic_load_n(&sp_iw_crit_waits, __ATOMIC_RELAXED) != 0;
 }
 
-/* The slot of @lock in our list, or -1. */
+/* The highest slot of @lock (either hold) in our list, or -1. */
 static inline int sp_iw_find(const void *lock)
 {
 	struct sp_iw_thread *t = &sp_iw_self;
 
 	for (uint32_t i = t->n; i-- > 0;)
-		if (__atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED) == (uintptr_t)lock)
+		if ((__atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED) & ~SP_IW_EXCL) ==
+		    (uintptr_t)lock)
 			return (int)i;
 	return -1;
 }
@@ -76,68 +91,66 @@ static inline void sp_iw_ready(void)
 void sp_iw_note_acquire(const void *lock, enum sp_hold hold);
 /* A read lock was taken: listed (so a scan can find it), reported if the
  * lock is watched. The fast part inline below. */
-void sp_iw_read_acquired_slow(const void *lock, int slot);
+void sp_iw_read_acquired_slow(const void *lock);
+void sp_iw_read_watched(const void *lock);
 bool sp_iw_is_watched(const void *lock);
 
 static inline void sp_iw_read_acquired(const void *lock)
 {
 	struct sp_iw_thread *t = &sp_iw_self;
-	uint32_t n = t->n, i, free_i = SP_IW_HELD;
+	uint32_t n = t->n;
 
-	if (__builtin_expect(t->reg <= 0 || n == SP_IW_HELD, 0)) {
-		if (t->reg < 0)
-			return; /* passthrough */
-		sp_iw_read_acquired_slow(lock, -1);
+	/* Not listed yet, passthrough, or full: lim says all three. */
+	if (__builtin_expect(n >= t->lim, 0)) {
+		sp_iw_read_acquired_slow(lock);
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		uintptr_t l = __atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED);
-
-		if (l == (uintptr_t)lock) {
-			t->e[i].depth++; /* recursive read: the first hold speaks for it */
-			return;
-		}
-		if (l == 0 && free_i == SP_IW_HELD)
-			free_i = i;
-	}
-	if (free_i == SP_IW_HELD)
-		free_i = t->n++;
-	t->e[free_i].depth = 1;
-	t->e[free_i].hold = SP_HOLD_SHARED;
 	/* Relaxed: a scanner's membarrier orders this store before its scan,
-	 * or our check of the watch table below after its publication. */
-	__atomic_store_n(&t->e[free_i].lock, (uintptr_t)lock, __ATOMIC_RELAXED);
+	 * or our check of the watch table below after its publication
+	 * (sp_iw_wait_begins: the table store, then the membarrier). */
+	__atomic_store_n(&t->e[n].lock, (uintptr_t)lock, __ATOMIC_RELAXED);
+	t->n = n + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(__atomic_load_n(&sp_iw_nwatched, __ATOMIC_RELAXED) != 0, 0) &&
-	    sp_iw_is_watched(lock))
-		sp_iw_read_acquired_slow(lock, (int)free_i);
+	if (__builtin_expect(__atomic_load_n(&sp_iw_nwatched, __ATOMIC_RELAXED) != 0, 0))
+		sp_iw_read_watched(lock);
 }
 
-/* Before the real unlock: takes @lock out of our list. Returns 1 if the
- * core was told we hold it (report the release: *hold says how), 0 if it
- * is not in the list, -1 for a recursive hold that remains. */
-int sp_iw_release_slow(int slot, const void *lock, enum sp_hold *hold);
-static inline int sp_iw_release(const void *lock, enum sp_hold *hold)
+/* What a release was, for the unlock that follows it. */
+#define SP_IW_KEEP (-1)  /* a recursive hold remains: just unlock */
+#define SP_IW_QUIET 0    /* the core was not told of this hold */
+/* > 0: the core was told; the release to report is SP_IW_TOLD_HOLD(r). */
+#define SP_IW_TOLD(hold) (1 + (int)(hold))
+#define SP_IW_TOLD_HOLD(r) ((enum sp_hold)((r) - 1))
+
+/* The claimed entry @slot of @lock was just freed: take the claim back. */
+int sp_iw_release_claimed(int slot, const void *lock, enum sp_hold hold);
+/* Any release but a read hold on top of the list. */
+int sp_iw_release_slow(const void *lock);
+
+/* Before the real unlock: takes one hold of @lock out of our list and
+ * says what it was (SP_IW_KEEP, SP_IW_QUIET, SP_IW_TOLD). The common
+ * case, a read hold on top of the list, inline: two loads, two stores. */
+static inline int sp_iw_release(const void *lock)
 {
 	struct sp_iw_thread *t = &sp_iw_self;
-	int i = sp_iw_find(lock);
-	uintptr_t claim;
+	uint32_t i = t->n - 1;
+	uint32_t n = i;
 
-	if (i < 0)
-		return 0;
-	if (--t->e[i].depth > 0)
-		return -1;
-	*hold = (enum sp_hold)t->e[i].hold;
+	if (i >= SP_IW_HELD) /* n == 0: nothing listed */
+		return SP_IW_QUIET;
+	if (__builtin_expect(__atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED) != (uintptr_t)lock,
+			     0))
+		return sp_iw_release_slow(lock);
 	__atomic_store_n(&t->e[i].lock, 0, __ATOMIC_RELAXED);
-	while (t->n && !__atomic_load_n(&t->e[t->n - 1].lock, __ATOMIC_RELAXED))
-		t->n--;
+	while (n && !__atomic_load_n(&t->e[n - 1].lock, __ATOMIC_RELAXED))
+		n--;
+	t->n = n;
 	/* Store then load with only a compiler barrier: the scanner's second
 	 * membarrier (sp_iw_scan_readers) is the full barrier of this pair. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	claim = __atomic_load_n(&t->e[i].claim, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(claim != 0, 0))
-		return sp_iw_release_slow(i, lock, hold);
-	return 0;
+	if (__builtin_expect(__atomic_load_n(&t->e[i].claim, __ATOMIC_ACQUIRE) != 0, 0))
+		return sp_iw_release_claimed((int)i, lock, SP_HOLD_SHARED);
+	return SP_IW_QUIET;
 }
 
 /* A critical thread (or a fast-tracked one) waits on @lock: count the
@@ -152,8 +165,9 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock);
  * the list is full (the caller reports the wait ended without it). */
 bool sp_iw_list_reported(const void *lock, enum sp_hold hold);
 void sp_iw_lock_destroyed(const void *lock);
-/* The rwlock unlock past sp_iw_release (sp_instr_rwlock.c). */
-int sp_instr_rwlock_unlock_told(pthread_rwlock_t *rw, int told, enum sp_hold hold);
+/* The rwlock unlock past sp_iw_release (sp_instr_rwlock.c); @told is
+ * what it returned, not SP_IW_KEEP. */
+int sp_instr_rwlock_unlock_told(pthread_rwlock_t *rw, int told);
 
 #pragma GCC visibility pop
 

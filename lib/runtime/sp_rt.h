@@ -152,7 +152,8 @@ enum sp_wait_kind { SP_WAIT_FOREVER, SP_WAIT_TIMED, SP_WAIT_CLOCK };
 int sp_instr_mutex_lock(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
 			const struct timespec *abstime);
 int sp_instr_mutex_trylock(pthread_mutex_t *m);
-int sp_instr_mutex_unlock(pthread_mutex_t *m);
+/* Past the inline test of sp_instr_mutex_unlock_fast (sp_instr_fast.h). */
+int sp_instr_mutex_unlock_slow(pthread_mutex_t *m);
 /* Around pthread_cond_*wait: 1 if a reported hold was ended, for _leave. */
 int sp_instr_mutex_cond_enter(pthread_mutex_t *m);
 void sp_instr_mutex_cond_leave(pthread_mutex_t *m, int told);
@@ -163,7 +164,6 @@ int sp_instr_rwlock_wrlock(pthread_rwlock_t *rw, enum sp_wait_kind wk, clockid_t
 			   const struct timespec *abstime);
 int sp_instr_rwlock_tryrdlock(pthread_rwlock_t *rw);
 int sp_instr_rwlock_trywrlock(pthread_rwlock_t *rw);
-int sp_instr_rwlock_unlock(pthread_rwlock_t *rw);
 
 /* Slow-path helpers shared by mutex and rwlock instrumentation. */
 void sp_instr_acquired(sp_tid_t self, const void *lock, enum sp_hold hold);
