@@ -20,7 +20,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,24 +32,6 @@
 extern char **environ;
 
 static const char *sp_pl_stats_tmpl; /* SUPERPASS_STATS, checked */
-
-static void sp_pl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void sp_pl_say(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n > 0) {
-		ssize_t r = write(STDERR_FILENO, line,
-				  (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
-		(void)r;
-	}
-}
 
 int sp_pl_secure(void)
 {
@@ -68,7 +49,7 @@ static void sp_pl_secure_notice(void)
 {
 	for (char **e = environ; e && *e; e++) {
 		if (!strncmp(*e, "SUPERPASS_", 10)) {
-			sp_pl_say("superpass-preload: secure-execution mode (set-user-ID, "
+			sp_rt_say("superpass-preload: secure-execution mode (set-user-ID, "
 				  "set-group-ID or file capabilities): SUPERPASS_* settings "
 				  "ignored, no statistics or log written\n");
 			return;
@@ -91,7 +72,7 @@ static unsigned long sp_pl_env_ul(const char *name, unsigned long def, unsigned 
 	r = strtoul(v, &end, 10);
 	if (!*v || errno || *end || v[0] == '-' || v[0] == '+' || v[0] == ' ' || r < min ||
 	    r > max) {
-		sp_pl_say("superpass-preload: ignoring %s=%.64s%s (expected an integer from %lu "
+		sp_rt_say("superpass-preload: ignoring %s=%.64s%s (expected an integer from %lu "
 			  "to %lu); using %lu\n",
 			  name, v, strlen(v) > 64 ? "..." : "", min, max, def);
 		return def;
@@ -118,7 +99,7 @@ static void sp_pl_env_mode(struct sp_runtime_config *cfg)
 			return;
 		}
 	}
-	sp_pl_say("superpass-preload: ignoring SUPERPASS_MODE=%.64s (expected auto, fifo, nice "
+	sp_rt_say("superpass-preload: ignoring SUPERPASS_MODE=%.64s (expected auto, fifo, nice "
 		  "or observe); using auto\n",
 		  v);
 }
@@ -136,7 +117,7 @@ static void sp_pl_env_critical(void)
 		comma = strchr(p, ',');
 		n = comma ? (size_t)(comma - p) : strlen(p);
 		if (n == 0 || n > 15) {
-			sp_pl_say("superpass-preload: SUPERPASS_CRITICAL: %s name '%.*s%s' (a thread "
+			sp_rt_say("superpass-preload: SUPERPASS_CRITICAL: %s name '%.*s%s' (a thread "
 				  "name has 1 to 15 bytes); it can match no thread\n",
 				  n ? "too long a" : "an empty", (int)(n > 32 ? 32 : n), p,
 				  n > 32 ? "..." : "");
@@ -145,7 +126,7 @@ static void sp_pl_env_critical(void)
 			break;
 	}
 	if (sp_rt_set_critical_names(v) < 0)
-		sp_pl_say("superpass-preload: ignoring SUPERPASS_CRITICAL (%zu bytes, at most %d): "
+		sp_rt_say("superpass-preload: ignoring SUPERPASS_CRITICAL (%zu bytes, at most %d): "
 			  "no thread is critical\n",
 			  strlen(v), SP_RT_NAMES_MAX);
 }
@@ -160,17 +141,17 @@ static void sp_pl_env_stats(void)
 	if (!v)
 		return;
 	if (!*v) {
-		sp_pl_say("superpass-preload: ignoring SUPERPASS_STATS= (empty)\n");
+		sp_rt_say("superpass-preload: ignoring SUPERPASS_STATS= (empty)\n");
 		return;
 	}
 	if (sp_pl_stats_path(path, sizeof(path), v) < 0) {
-		sp_pl_say("superpass-preload: ignoring SUPERPASS_STATS (%zu bytes: the path "
+		sp_rt_say("superpass-preload: ignoring SUPERPASS_STATS (%zu bytes: the path "
 			  "would exceed PATH_MAX); no statistics written\n",
 			  strlen(v));
 		return;
 	}
 	if (sp_rt_file_check_dir("statistics", path) < 0) {
-		sp_pl_say("superpass-preload: no statistics will be written (SUPERPASS_STATS)\n");
+		sp_rt_say("superpass-preload: no statistics will be written (SUPERPASS_STATS)\n");
 		return;
 	}
 	sp_pl_stats_tmpl = v;
@@ -196,7 +177,7 @@ void sp_rt_env_config(struct sp_runtime_config *cfg)
 	cfg->quiet = sp_pl_env_ul("SUPERPASS_QUIET", 0, 0, 1) != 0;
 	cfg->log_path = sp_pl_getenv("SUPERPASS_LOG");
 	if (cfg->log_path && !*cfg->log_path) {
-		sp_pl_say("superpass-preload: ignoring SUPERPASS_LOG= (empty)\n");
+		sp_rt_say("superpass-preload: ignoring SUPERPASS_LOG= (empty)\n");
 		cfg->log_path = NULL;
 	}
 	sp_pl_env_mode(cfg);

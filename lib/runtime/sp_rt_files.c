@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sp_path.h"
 #include "sp_rt.h"
 
 void sp_rt_say(const char *fmt, ...)
@@ -85,15 +86,9 @@ static int sp_rt_file_check_target(const char *what, const char *path)
 int sp_rt_file_check_dir(const char *what, const char *path)
 {
 	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
 	int rc;
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	sp_path_dir(dir, sizeof(dir), path);
 	if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0) {
 		rc = -errno;
 		sp_rt_say("superpass: cannot write %s %s: directory %s: %s\n", what, path, dir,

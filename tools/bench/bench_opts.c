@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "sp_path.h"
 
 const char *const bench_scenario_name[SC_NR] = { "mutex", "rwlock", "chain" };
 const char *const bench_policy_name[PO_NR] = { "none", "pi", "rt-ui", "superpass",
@@ -120,7 +121,6 @@ static int parse_list(const char *arg, const char *const *names, int nr, unsigne
 static int check_writable(const char *path, const char *opt)
 {
 	char dir[4096];
-	const char *slash = strrchr(path, '/');
 
 	if (!*path) {
 		fprintf(stderr, "superpass bench: %s wants a file name, got ''\n", opt);
@@ -134,12 +134,7 @@ static int check_writable(const char *path, const char *opt)
 		}
 		return 0;
 	}
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	sp_path_dir(dir, sizeof(dir), path);
 	if (access(dir, W_OK) != 0) {
 		fprintf(stderr, "superpass bench: %s %s: cannot create it in %s: %s\n", opt, path,
 			dir, strerror(errno));
