@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <superpass/runtime.h>
+
 #include "sp_sched_attr.h"
 
 #define SP_POLL_MAX 200000 /* x 50 us of sleep: never reached unless broken */
@@ -77,6 +79,51 @@ static inline int sp_test_nice(pid_t tid)
 	if (sp_sched_getattr(tid, &a) != 0)
 		return 99;
 	return a.sched_nice;
+}
+
+/* cmocka group set-up: the runtime in observe mode (no privilege needed,
+ * nothing is boosted: the tests look at what the core was told). */
+static inline int sp_test_setup_observe(void **state)
+{
+	struct sp_runtime_config cfg;
+
+	(void)state;
+	sp_runtime_config_default(&cfg);
+	cfg.quiet = true;
+	cfg.mode = SP_ACT_OBSERVE;
+	return sp_runtime_init(&cfg) == 0 ? 0 : -1;
+}
+
+static inline int sp_test_teardown_runtime(void **state)
+{
+	(void)state;
+	sp_runtime_shutdown();
+	return 0;
+}
+
+/* An absolute deadline @ms from now on @clk (a timed lock's bound). */
+static inline struct timespec sp_test_deadline_ms(clockid_t clk, long ms)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	while (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+/* "LD_PRELOAD=..." for a child's environment: the sanitizer runtime of a
+ * sanitized build first (@san, "" if none), then the interposer @lib. */
+static inline void sp_test_preload_env(char *out, size_t cap, const char *san, const char *lib)
+{
+	if (san[0])
+		snprintf(out, cap, "LD_PRELOAD=%s:%s", san, lib);
+	else
+		snprintf(out, cap, "LD_PRELOAD=%s", lib);
 }
 
 #endif /* SP_TEST_UTIL_H */

@@ -20,36 +20,7 @@
 
 #include <superpass/runtime.h>
 
-static int setup(void **state)
-{
-	struct sp_runtime_config cfg;
-
-	(void)state;
-	sp_runtime_config_default(&cfg);
-	cfg.quiet = true;
-	cfg.mode = SP_ACT_OBSERVE;
-	return sp_runtime_init(&cfg) == 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sp_runtime_shutdown();
-	return 0;
-}
-
-static struct timespec deadline_ms(clockid_t clk, long ms)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	ts.tv_nsec += ms * 1000000L;
-	while (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return ts;
-}
+#include "sp_test_util.h"
 
 /* A second thread tries the lock while the test thread holds it. */
 struct other {
@@ -65,8 +36,8 @@ enum { OP_TRY, OP_TIMED, OP_CLOCK, OP_UNLOCK, OP_TRYRD, OP_TRYWR, OP_TIMEDRD, OP
 static void *other_main(void *arg)
 {
 	struct other *o = arg;
-	struct timespec rt = deadline_ms(CLOCK_REALTIME, 5);
-	struct timespec mono = deadline_ms(CLOCK_MONOTONIC, 5);
+	struct timespec rt = sp_test_deadline_ms(CLOCK_REALTIME, 5);
+	struct timespec mono = sp_test_deadline_ms(CLOCK_MONOTONIC, 5);
 
 	switch (o->op) {
 	case OP_TRY: o->rc = sp_mutex_trylock(o->m); break;
@@ -363,5 +334,5 @@ int main(void)
 		cmocka_unit_test(test_contended_counts),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, sp_test_setup_observe, sp_test_teardown_runtime);
 }

@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "sp_test_util.h"
+
 static char *slurp(const char *path)
 {
 	static char buf[65536];
@@ -54,11 +56,7 @@ static int run_victim(const char *polls, const char *extra_env, const char *stat
 	pid_t pid;
 	ssize_t n, total = 0;
 
-	if (SP_SAN_RUNTIME[0])
-		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s:%s", SP_SAN_RUNTIME,
-			 SP_PRELOAD_PATH);
-	else
-		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", SP_PRELOAD_PATH);
+	sp_test_preload_env(preload, sizeof(preload), SP_SAN_RUNTIME, SP_PRELOAD_PATH);
 	assert_int_equal(pipe(pipefd), 0);
 	pid = fork();
 	assert_true(pid >= 0);

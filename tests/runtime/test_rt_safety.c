@@ -26,6 +26,8 @@
 
 #include <cmocka.h>
 
+#include "sp_test_util.h"
+
 #define OUT_CAP 65536
 
 static char dir[64];
@@ -504,11 +506,7 @@ int main(void)
 		return skip_test("needs root: set-user-ID copies, other users' files, SCHED_FIFO");
 	if (access("/usr/bin/setpriv", X_OK) || access("/usr/bin/unshare", X_OK))
 		return skip_test("needs setpriv and unshare (util-linux)");
-	if (SP_SAN_RUNTIME[0])
-		snprintf(preload_env, sizeof(preload_env), "LD_PRELOAD=%s:%s", SP_SAN_RUNTIME,
-			 SP_PRELOAD_PATH);
-	else
-		snprintf(preload_env, sizeof(preload_env), "LD_PRELOAD=%s", SP_PRELOAD_PATH);
+	sp_test_preload_env(preload_env, sizeof(preload_env), SP_SAN_RUNTIME, SP_PRELOAD_PATH);
 	snprintf(dir, sizeof(dir), "%s/sp-safety-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	assert_non_null(mkdtemp(dir));
 	chmod(dir, 0755); /* nobody runs the set-user-ID copy from here */

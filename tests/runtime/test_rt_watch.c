@@ -5,7 +5,9 @@
  * of an rwlock a critical thread waits on are found, both the one that
  * entered before the wait (the waiter's scan of the threads' read-lock
  * lists) and one that enters while the lock is watched (it reports
- * itself); every reader the core was told about has its release told.
+ * itself); every reader the core was told about has its release told,
+ * also when it held the lock twice or let it go out of order, and a reader
+ * that went hand over hand along more locks than its list has slots.
  * Observe mode: no privilege needed, nothing is boosted.
  */
 #define _GNU_SOURCE
@@ -22,23 +24,7 @@
 
 #include <superpass/runtime.h>
 
-static int setup(void **state)
-{
-	struct sp_runtime_config cfg;
-
-	(void)state;
-	sp_runtime_config_default(&cfg);
-	cfg.quiet = true;
-	cfg.mode = SP_ACT_OBSERVE;
-	return sp_runtime_init(&cfg) == 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sp_runtime_shutdown();
-	return 0;
-}
+#include "sp_test_util.h"
 
 static int nr_readers(sp_rwlock_t *rw)
 {
@@ -127,12 +113,7 @@ static int critical_timed_wrlock(sp_rwlock_t *rw, struct watcher *w)
 	int rc;
 
 	assert_int_equal(pthread_create(&t, NULL, watcher_main, w), 0);
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_nsec += 200 * 1000000L; /* ends the test's wait, whatever happens */
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
+	dl = sp_test_deadline_ms(CLOCK_REALTIME, 200); /* ends the test's wait, whatever happens */
 	rc = sp_rwlock_timedwrlock(rw, &dl);
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
@@ -183,6 +164,135 @@ static void test_readers_found_before_and_after_watch(void **state)
 	assert_int_equal(sp_runtime_stats(&st), 0);
 	assert_int_equal(st.core.blocks, st.core.unblocks);
 	assert_int_equal(sp_rwlock_destroy(&rw), 0);
+}
+
+/*
+ * The per-thread list of read holds is a stack (sp_instr_watch.h): a read
+ * lock taken twice is two entries, a release takes the highest one. A
+ * reader holding A, B, A is found once on A; it stays a reader of A until
+ * its last hold of A goes, even when that one is released out of order
+ * (under B).
+ */
+struct nest {
+	sp_rwlock_t *a, *b;
+	int stage; /* odd: the reader did a step; even: the test lets it go on */
+	int bad;   /* a lock call of the reader failed (checked by the test) */
+};
+
+static void nest_step(struct nest *n, int done)
+{
+	__atomic_store_n(&n->stage, done, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&n->stage, __ATOMIC_ACQUIRE) != done + 1)
+		sched_yield();
+}
+
+static void *nest_main(void *arg)
+{
+	struct nest *n = arg;
+
+	n->bad |= sp_rwlock_rdlock(n->a) != 0;
+	n->bad |= sp_rwlock_rdlock(n->b) != 0;
+	n->bad |= sp_rwlock_rdlock(n->a) != 0;
+	nest_step(n, 1);
+	n->bad |= sp_rwlock_unlock(n->a) != 0; /* the top hold of a */
+	nest_step(n, 3);
+	n->bad |= sp_rwlock_unlock(n->a) != 0; /* the last hold of a, under b */
+	nest_step(n, 5);
+	n->bad |= sp_rwlock_unlock(n->b) != 0;
+	return NULL;
+}
+
+static void nest_wait(struct nest *n, int stage)
+{
+	while (__atomic_load_n(&n->stage, __ATOMIC_ACQUIRE) != stage)
+		sched_yield();
+}
+
+static void test_nested_read_holds(void **state)
+{
+	sp_rwlock_t a, b;
+	struct nest n = { .a = &a, .b = &b };
+	struct watcher w = { .rw = &a, .want = 1 };
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(sp_rwlock_init(&a, 0), 0);
+	assert_int_equal(sp_rwlock_init(&b, 0), 0);
+	assert_int_equal(pthread_create(&t, NULL, nest_main, &n), 0);
+	nest_wait(&n, 1);
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(critical_timed_wrlock(&a, &w), ETIMEDOUT);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(w.seen, 1);
+	assert_int_equal(nr_readers(&a), 1); /* one reader, though two holds */
+	assert_int_equal(nr_readers(&b), 0); /* never watched */
+	__atomic_store_n(&n.stage, 2, __ATOMIC_RELEASE);
+	nest_wait(&n, 3);
+	assert_int_equal(nr_readers(&a), 1); /* it still holds a */
+	__atomic_store_n(&n.stage, 4, __ATOMIC_RELEASE);
+	nest_wait(&n, 5);
+	assert_int_equal(nr_readers(&a), 0); /* its release was told */
+	__atomic_store_n(&n.stage, 6, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	assert_int_equal(n.bad, 0);
+	assert_int_equal(nr_readers(&b), 0);
+	assert_int_equal(sp_rwlock_destroy(&b), 0);
+	assert_int_equal(sp_rwlock_destroy(&a), 0);
+}
+
+/*
+ * Hand-over-hand read locking along more rwlocks than the list has slots
+ * (SP_IW_HELD is 16): each release leaves a free slot under the top, which
+ * the next hold reuses once the list is full, so the reader of the last
+ * lock is still listed and found.
+ */
+#define COUPLED 40
+
+struct coupling {
+	sp_rwlock_t *rw;
+	int stage;
+	int bad;
+};
+
+static void *coupling_main(void *arg)
+{
+	struct coupling *c = arg;
+
+	c->bad |= sp_rwlock_rdlock(&c->rw[0]) != 0;
+	for (int i = 1; i < COUPLED; i++) {
+		c->bad |= sp_rwlock_rdlock(&c->rw[i]) != 0;
+		c->bad |= sp_rwlock_unlock(&c->rw[i - 1]) != 0;
+	}
+	__atomic_store_n(&c->stage, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&c->stage, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+	c->bad |= sp_rwlock_unlock(&c->rw[COUPLED - 1]) != 0;
+	return NULL;
+}
+
+static void test_hand_over_hand_readers_listed(void **state)
+{
+	sp_rwlock_t rw[COUPLED];
+	struct coupling c = { .rw = rw };
+	struct watcher w = { .rw = &rw[COUPLED - 1], .want = 1 };
+	pthread_t t;
+
+	(void)state;
+	for (int i = 0; i < COUPLED; i++)
+		assert_int_equal(sp_rwlock_init(&rw[i], 0), 0);
+	assert_int_equal(pthread_create(&t, NULL, coupling_main, &c), 0);
+	while (!__atomic_load_n(&c.stage, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(critical_timed_wrlock(&rw[COUPLED - 1], &w), ETIMEDOUT);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(w.seen, 1);
+	__atomic_store_n(&c.stage, 2, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	assert_int_equal(c.bad, 0);
+	assert_int_equal(nr_readers(&rw[COUPLED - 1]), 0);
+	for (int i = 0; i < COUPLED; i++)
+		assert_int_equal(sp_rwlock_destroy(&rw[i]), 0);
 }
 
 /* A critical waiter on a mutex: the owner comes from the lock word, and a
@@ -250,8 +360,7 @@ static void test_owner_from_word(void **state)
 			 __ATOMIC_RELEASE);
 	assert_int_equal(sp_thread_set_critical(true), 0);
 	assert_int_equal(pthread_create(&tw, NULL, mutex_watcher, &w), 0);
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += 1;
+	dl = sp_test_deadline_ms(CLOCK_REALTIME, 1000);
 	assert_int_equal(sp_mutex_timedlock(&m, &dl), ETIMEDOUT);
 	__atomic_store_n(&w.done, 1, __ATOMIC_RELEASE);
 	pthread_join(tw, NULL);
@@ -267,8 +376,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uncontended_tells_nothing),
 		cmocka_unit_test(test_readers_found_before_and_after_watch),
+		cmocka_unit_test(test_nested_read_holds),
+		cmocka_unit_test(test_hand_over_hand_readers_listed),
 		cmocka_unit_test(test_owner_from_word),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, sp_test_setup_observe, sp_test_teardown_runtime);
 }
