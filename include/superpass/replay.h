@@ -112,6 +112,7 @@ struct sp_replay_counts {
 	uint64_t joins;        /* futex waits for a thread's exit (pthread_join): sleeps */
 	uint64_t readers;      /* read sections inferred at a writer's wait */
 	uint64_t readers_max;  /* the most at one wait (besides the last reader out) */
+	uint64_t phase_wakes;  /* glibc readers' wakes of readers: not releases */
 	uint64_t outside_threads, outside_cpu_ns, replayed_cpu_ns;
 	uint64_t first_ns, last_ns;
 	uint32_t cpus;

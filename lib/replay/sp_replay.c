@@ -731,6 +731,38 @@ static void mark_tokens(struct sp_replay *r, const struct th *t)
 	}
 }
 
+/* glibc readers wake readers too: the first reader of a read phase wakes
+ * the others waiting on __wrphase_futex. That wake releases nothing (the
+ * waker just took the read side), so it is not a release: a reader's
+ * (a thread that waited for the lock only as a reader) wakes of readers
+ * become nothing (an empty CPU item); a reader is a thread that waited
+ * as one or woke a writer, and never waited as a writer. Returns -1 on no
+ * memory. */
+static int phase_wakes(struct sp_replay *r, struct th *t)
+{
+	uint8_t *role = calloc(r->nlk + 1, 1); /* bit 0: waited shared, bit 1: exclusive */
+
+	if (!role)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->it[i].type == IT_WAIT && t->it[i].lock >= 0)
+			role[t->it[i].lock] |= t->it[i].hold == SP_SIM_SHARED ? 1 : 2;
+		else if (t->it[i].type == IT_WAKE && t->it[i].hold == SP_SIM_SHARED)
+			role[t->it[i].lock] |= 1; /* woke a writer: the last reader out */
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		struct item *it = &t->it[i];
+
+		if (it->type == IT_WAKE && r->lk[it->lock].kind == SP_SIM_URWLOCK_W &&
+		    it->hold == SP_SIM_EXCL && role[it->lock] == 1) {
+			*it = (struct item){ .type = IT_CPU, .lock = -1, .end = it->end };
+			r->c.phase_wakes++;
+		}
+	}
+	free(role);
+	return 0;
+}
+
 /* A lock or unlock of a real lock placed in a thread's items: before item
  * @at, or @off ns into it when it is CPU time. */
 struct ins {
@@ -1654,9 +1686,13 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		t->critical = is_critical(r, t);
 		ncrit += t->critical;
 	}
-	for (size_t i = 0; i < r->nth; i++)
-		if (r->th[i]->in_set && r->th[i]->cpu_total)
-			mark_tokens(r, r->th[i]);
+	for (size_t i = 0; i < r->nth; i++) {
+		if (!r->th[i]->in_set || !r->th[i]->cpu_total)
+			continue;
+		if (phase_wakes(r, r->th[i]) < 0)
+			return -ENOMEM;
+		mark_tokens(r, r->th[i]);
+	}
 	if (!r->c.events)
 		return fail(err, errcap, "no event to replay");
 	if (!ncrit)

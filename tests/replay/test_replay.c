@@ -503,7 +503,17 @@ static void test_rwlock_readers(void **state)
 	rwfutex(r, 8 * MS + 1000, 100, false, 0, 1);
 	sw(r, 8 * MS + 10000, 100, 139, SP_TRS_SLEEPING, 200, 110);
 	rwfutex(r, 8 * MS + 20000, 200, false, 0, 0);
-	sw(r, 8 * MS + 100000, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	/* R3 (102) waits as a reader; R1, a reader, wakes it (glibc's first
+	 * reader of a read phase wakes the others): that releases nothing. */
+	sw(r, 8 * MS + 100000, 200, 110, SP_TRS_SLEEPING, 102, 139);
+	rwfutex(r, 8 * MS + 110000, 102, true, 0x3008, 3);
+	sw(r, 8 * MS + 110000, 102, 139, SP_TRS_SLEEPING, 100, 139);
+	rwfutex(r, 8 * MS + 200000, 100, true, 0x3008, 0x7fffffff);
+	waking(r, 8 * MS + 200000, 100, 102);
+	rwfutex(r, 8 * MS + 201000, 100, false, 0, 1);
+	sw(r, 8 * MS + 210000, 100, 139, SP_TRS_SLEEPING, 102, 139);
+	rwfutex(r, 8 * MS + 220000, 102, false, 0, 0);
+	sw(r, 8 * MS + 500000, 102, 139, SP_TRS_SLEEPING, 0, 120);
 	if (sp_replay_finish(r, "rwlock", err, sizeof(err)))
 		fail_msg("%s", err);
 	sp_replay_get_counts(r, &c);
@@ -517,6 +527,15 @@ static void test_rwlock_readers(void **state)
 	assert_non_null(strstr(strstr(j, "\"t100-100\""), "\"sp_rdlock"));
 	assert_non_null(strstr(strstr(j, "\"t101-101\""), "\"sp_rdlock"));
 	assert_non_null(strstr(strstr(j, "\"t200-200\""), "\"sp_wrlock"));
+	/* No reader holds the write side: R1's wake of R3 is no release. */
+	assert_int_equal(c.phase_wakes, 1);
+	{
+		const char *r1 = strstr(j, "\"t100-100\""), *r2 = strstr(j, "\"t101-101\"");
+		const char *wr = strstr(r1, "\"sp_wrlock");
+
+		assert_true(r2 > r1);
+		assert_true(!wr || wr > r2);
+	}
 	{
 		struct readers_at rd = { .writer = 2 }; /* t200: the third task */
 		struct sp_sim_opts so;
