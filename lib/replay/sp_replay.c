@@ -1003,6 +1003,13 @@ static size_t item_at(const struct th *t, uint64_t ts)
 static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *wop,
 			 struct ins **vp, size_t *np, size_t *capp, uint32_t *seq)
 {
+	/* @t's side of each lock, once (side_of walks all its items) */
+	uint8_t *side = calloc(r->nlk + 1, 1);
+
+	if (!side)
+		return -1;
+	for (size_t l = 0; l < r->nlk; l++)
+		side[l] = r->lk[l].kind == SP_SIM_URWLOCK_W ? 1 + side_of(r, t, (int32_t)l) : 0;
 	for (size_t x = 0; x < r->ntk; x++) {
 		struct tok *tk = &r->tk[x];
 		int32_t l = tk->lock;
@@ -1011,7 +1018,7 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
 		int depth = 0;
 
 		if (!tk->used || r->lk[l].kind != SP_SIM_URWLOCK_W || tk->hold != SP_SIM_EXCL ||
-		    tk->waiter == t->idx || tk->waker == t->idx || side_of(r, t, l) != SP_SIM_SHARED)
+		    tk->waiter == t->idx || tk->waker == t->idx || side[l] != 1 + SP_SIM_SHARED)
 			continue;
 		i = item_at(t, tk->req);
 		if (i >= t->n || t->it[i].type == IT_WAIT ||
@@ -1052,8 +1059,10 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
 			size_t cap = 2 * *capp + 4;
 			struct ins *nv = realloc(*vp, cap * sizeof(*nv));
 
-			if (!nv)
+			if (!nv) {
+				free(side);
 				return -1;
+			}
 			*vp = nv;
 			*capp = cap;
 		}
@@ -1066,6 +1075,7 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
 		if (++tk->readers > r->c.readers_max)
 			r->c.readers_max = tk->readers;
 	}
+	free(side);
 	return 0;
 }
 
