@@ -552,6 +552,52 @@ static void test_rwlock_readers(void **state)
 	sp_replay_free(r);
 }
 
+/* A frame loop (8 ms grid) whose first frame waits for a lock keeps its
+ * period (its start-up is kept as it is) and loops on to the end of the
+ * replay, which lasts as long as the trace, to the ms. */
+static void test_frame_loop(void **state)
+{
+	static const int32_t crit[] = { 200 };
+	struct sp_replay_opts o;
+	struct sp_replay *r;
+	struct sp_replay_counts c;
+	struct sp_replay_figures tf;
+	char err[256] = "";
+	const char *j;
+
+	(void)state;
+	sp_replay_opts_default(&o);
+	o.critical_tids = crit;
+	o.nr_critical_tids = 1;
+	o.cpus = 1;
+	assert_int_equal(sp_replay_create(&o, &r), 0);
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+	futex(r, MS / 10, 200, true, 0x80, 0);
+	sw(r, MS / 10, 200, 110, SP_TRS_SLEEPING, 100, 139);
+	futex(r, 1 * MS, 100, true, 0x81, 0);
+	waking(r, 1 * MS, 100, 200);
+	futex(r, 1 * MS + 1000, 100, false, 0x81, 1);
+	sw(r, 1 * MS + 10000, 100, 139, SP_TRS_SLEEPING, 200, 110);
+	futex(r, 1 * MS + 20000, 200, false, 0x80, 0);
+	sw(r, MS + MS / 2, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	for (uint64_t k = 1; k <= 10; k++) {
+		sw(r, 8 * k * MS, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+		sw(r, 8 * k * MS + MS / 2, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	}
+	if (sp_replay_finish(r, "frames", err, sizeof(err)))
+		fail_msg("%s", err);
+	sp_replay_get_counts(r, &c);
+	sp_replay_trace_figures(r, &tf);
+	assert_int_equal(tf.blockings, 1);
+	assert_true(c.timers >= 9);
+	assert_true(tf.frames >= 10);
+	j = sp_replay_json(r);
+	assert_non_null(strstr(j, "\"t200-200\": {\n\t\t\t\"loop\": -1,"));
+	assert_non_null(strstr(j, "\"t100-100\": {\n\t\t\t\"loop\": 1,"));
+	assert_int_equal(sp_sim_workload_duration_ns(sp_replay_workload(r)), 81 * MS);
+	sp_replay_free(r);
+}
+
 static void test_bad_files(void **state)
 {
 	struct sp_replay_opts o;
@@ -612,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_sched_model),
 		cmocka_unit_test(test_preempt_and_join),
 		cmocka_unit_test(test_rwlock_readers),
+		cmocka_unit_test(test_frame_loop),
 		cmocka_unit_test(test_bad_files),
 	};
 
