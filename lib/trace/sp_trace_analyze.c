@@ -95,6 +95,7 @@ struct thr {
 	uint32_t state;
 	bool exited;
 	bool dead;         /* switched out for the last time */
+	bool retired;      /* dead or replaced by a new thread of its tid: on a->retired */
 	int crit;          /* -1 not yet decided for this comm */
 	int32_t result;    /* index into results, -1 none */
 	VEC(struct st_ent) hist;
@@ -124,6 +125,8 @@ struct sp_trace_analysis {
 	VEC(VEC(struct cpu_ent)) cpus;
 	VEC(struct res *) res;
 	VEC(uint32_t) crit_ids; /* threads that are selected */
+	VEC(uint32_t) retired;  /* threads with no events to come whose history is kept */
+	uint64_t retire_events; /* a->c.events when the retired were last looked at */
 	VEC(struct sp_trace_episode) eps;
 	uint64_t now, horizon;
 	uint64_t horizon_events;
@@ -215,6 +218,7 @@ void sp_trace_analysis_destroy(struct sp_trace_analysis *a)
 	}
 	free(a->res.v);
 	free(a->crit_ids.v);
+	free(a->retired.v);
 	for (size_t i = 0; i < a->eps.n; i++)
 		free(a->eps.v[i].segments);
 	free(a->eps.v);
@@ -276,6 +280,18 @@ static int map_set(struct sp_trace_analysis *a, int32_t tid, uint32_t id)
 	}
 }
 
+/* @t will see no event of its own again (it died, or its tid now names a
+ * new thread): its history is kept only while a wait still open may look
+ * at it, then released (release_retired). Memory then grows with the
+ * threads alive, not with every thread the trace ever had. */
+static void retire(struct sp_trace_analysis *a, struct thr *t)
+{
+	if (t->retired)
+		return;
+	t->retired = true;
+	(void)VEC_PUSH(a->retired, t->id); /* out of memory: kept whole, nothing lost */
+}
+
 static struct thr *new_thread(struct sp_trace_analysis *a, int32_t tid, const char *comm)
 {
 	struct thr *t = calloc(1, sizeof(*t)), *old = lookup(a, tid);
@@ -285,6 +301,7 @@ static struct thr *new_thread(struct sp_trace_analysis *a, int32_t tid, const ch
 	if (old) {
 		old->pub.reused = true;
 		a->c.pid_reuse++;
+		retire(a, old);
 	}
 	t->id = (uint32_t)a->thr.n;
 	t->pub.tid = tid;
@@ -302,6 +319,32 @@ static struct thr *new_thread(struct sp_trace_analysis *a, int32_t tid, const ch
 	return t;
 }
 
+/* strcmp(a, b) == 0 for two comms, each an array of SP_TRACE_COMM_LEN
+ * bytes with a NUL within it: eight bytes at a time, inline, as this runs
+ * up to three times an event (a strcmp call was a tenth of the analysis).
+ * Equal up to the first byte that differs, and a NUL before it: equal. */
+static inline bool comm_is(const char *a, const char *b)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (size_t i = 0; i < SP_TRACE_COMM_LEN; i += 8) {
+		uint64_t x, y, zero, diff;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		/* the lowest set bit of zero is x's first NUL byte */
+		zero = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+		diff = x ^ y;
+		if (diff)
+			return zero && __builtin_ctzll(zero) < __builtin_ctzll(diff);
+		if (zero)
+			return true;
+	}
+	return true;
+#else
+	return !strncmp(a, b, SP_TRACE_COMM_LEN);
+#endif
+}
+
 /* The current thread of @tid, created if new; NULL for the idle task. */
 static struct thr *get(struct sp_trace_analysis *a, int32_t tid, const char *comm)
 {
@@ -312,7 +355,7 @@ static struct thr *get(struct sp_trace_analysis *a, int32_t tid, const char *com
 	t = lookup(a, tid);
 	if (!t || t->dead) /* a dead thread's tid seen again: reused */
 		t = new_thread(a, tid, comm);
-	else if (comm && comm[0] && strcmp(comm, "<...>") && strcmp(t->pub.comm, comm)) {
+	else if (comm && comm[0] && !comm_is(t->pub.comm, comm) && strcmp(comm, "<...>")) {
 		snprintf(t->pub.comm, sizeof(t->pub.comm), "%s", comm);
 		t->crit = -1;
 	}
@@ -350,6 +393,9 @@ static uint64_t horizon(struct sp_trace_analysis *a)
 			h = t->fx.start;
 		if (t->kl.open && t->kl.start < h)
 			h = t->kl.start;
+		/* the next wait's merge looks at the thread since the episode's end */
+		if (t->ep_open && t->ep.end_ns < h)
+			h = t->ep.end_ns;
 	}
 	if (a->now > a->o.window_ns && h < a->now - a->o.window_ns)
 		h = a->now - a->o.window_ns;
@@ -423,6 +469,49 @@ static void add_wait_rec(struct sp_trace_analysis *a, struct thr *t, uint64_t s,
 		t->waits.n -= k;
 	}
 	VEC_PUSH(t->waits, w);
+}
+
+/* Every question the analysis asks of a thread's history is about a time
+ * at or after the horizon (open waits start there; see horizon()). A
+ * retired thread whose last state began at or before it and whose waits
+ * all ended before it answers every such question with its last state
+ * alone: keep that entry, free the rest (what PRUNE_TIMELINE and
+ * add_wait_rec would keep, had the thread grown again). */
+static void release_retired(struct sp_trace_analysis *a)
+{
+	uint64_t h;
+
+	if (a->c.events - a->retire_events < 4096 || !a->retired.n)
+		return;
+	a->retire_events = a->c.events;
+	h = horizon(a);
+	for (size_t i = 0; i < a->retired.n;) {
+		struct thr *t = a->thr.v[a->retired.v[i]];
+
+		if ((t->hist.n && t->hist.v[t->hist.n - 1].ts > h) ||
+		    (t->waits.n && t->waits.v[t->waits.n - 1].end >= h) || t->ep_open) {
+			i++;
+			continue;
+		}
+		if (t->hist.n) {
+			struct st_ent last = t->hist.v[t->hist.n - 1];
+			void *v = realloc(t->hist.v, sizeof(last));
+
+			if (v) {
+				t->hist.v = v;
+				t->hist.cap = 1;
+			}
+			t->hist.v[0] = last;
+			t->hist.n = 1;
+		}
+		free(t->waits.v);
+		t->waits.v = NULL;
+		t->waits.n = t->waits.cap = 0;
+		free(t->segs.v);
+		t->segs.v = NULL;
+		t->segs.n = t->segs.cap = 0;
+		a->retired.v[i] = a->retired.v[--a->retired.n];
+	}
 }
 
 /* First index whose ts > @t0, minus one (the entry in force at t0). */
@@ -828,6 +917,26 @@ static void note_release(struct sp_trace_analysis *a, struct thr *rel, uint64_t 
 	}
 }
 
+/* A wait opens: every field but the releases (rels[] counts from
+ * nr_rels = 0; zeroing its 32 slots on every futex call was a quarter of
+ * the analysis' time). */
+static void open_wait_init(struct open_wait *w, bool is_wait, uint32_t kind, uint64_t ts,
+			   uint64_t lock)
+{
+	w->open = true;
+	w->is_wait = is_wait;
+	w->nested = false;
+	w->lost = false;
+	w->irq_wake = false;
+	w->kind = kind;
+	w->start = ts;
+	w->lock = lock;
+	w->op = 0;
+	w->waker = NO_ID;
+	w->waker_from_waking = false;
+	w->nr_rels = 0;
+}
+
 static void note_waker(struct open_wait *w, uint32_t waker, bool waking, bool irq)
 {
 	if (!w->open || !w->is_wait)
@@ -852,6 +961,7 @@ int sp_trace_analysis_feed(void *analysis, const struct sp_trace_event *ev)
 	a->c.events++;
 	a->now = ev->ts_ns;
 	a->c.last_ns = ev->ts_ns;
+	release_retired(a);
 
 	if (ev->type == SP_TR_LOST) {
 		/* Every timeline is unknown until seen again; open waits carry on
@@ -892,6 +1002,7 @@ int sp_trace_analysis_feed(void *analysis, const struct sp_trace_event *ev)
 				st = SP_TST_UNKNOWN;
 				p->exited = true;
 				p->dead = true;
+				retire(a, p);
 				break;
 			default:
 				st = (p->fx.open && p->fx.is_wait) || p->kl.open ? SP_TST_BLOCKED
@@ -963,10 +1074,9 @@ int sp_trace_analysis_feed(void *analysis, const struct sp_trace_event *ev)
 			a->c.dropped_lost += cur->fx.is_wait;
 			cur->fx.open = false;
 		}
-		cur->fx = (struct open_wait){ .open = true, .is_wait = futex_waits(ev->u.futex.op),
-					      .kind = SP_TWK_FUTEX, .start = ev->ts_ns,
-					      .lock = ev->u.futex.uaddr, .op = ev->u.futex.op,
-					      .waker = NO_ID };
+		open_wait_init(&cur->fx, futex_waits(ev->u.futex.op), SP_TWK_FUTEX, ev->ts_ns,
+			       ev->u.futex.uaddr);
+		cur->fx.op = ev->u.futex.op;
 		if (cur->fx.is_wait)
 			is_critical(a, cur);
 		else if (futex_wakes(ev->u.futex.op))
@@ -994,10 +1104,8 @@ int sp_trace_analysis_feed(void *analysis, const struct sp_trace_event *ev)
 			a->c.dropped_lost++;
 			cur->kl.open = false;
 		}
-		cur->kl = (struct open_wait){ .open = true, .is_wait = true, .kind = kind,
-					      .start = ev->ts_ns, .lock = ev->u.lock.addr,
-					      .nested = cur->fx.open && cur->fx.is_wait,
-					      .waker = NO_ID };
+		open_wait_init(&cur->kl, true, kind, ev->ts_ns, ev->u.lock.addr);
+		cur->kl.nested = cur->fx.open && cur->fx.is_wait;
 		is_critical(a, cur);
 		break;
 	}

@@ -356,6 +356,141 @@ static void test_select_all_and_tids(void **state)
 	sp_trace_analysis_destroy(a);
 }
 
+/* Appends one line of text to a growing trace. */
+struct text {
+	char *s;
+	size_t n, cap;
+};
+
+static void __attribute__((format(printf, 2, 3))) add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+		va_end(ap);
+		assert_true(n >= 0);
+		if ((size_t)n < t->cap - t->n)
+			break;
+		t->cap = t->cap * 2 + (size_t)n + 1;
+		t->s = realloc(t->s, t->cap);
+		assert_non_null(t->s);
+	}
+	t->n += (size_t)n;
+}
+
+static void add_sw(struct text *t, int cpu, double ts, const char *pc, int pp, const char *st,
+		   const char *nc, int np)
+{
+	add(t, "  %s-%d [%03d] d..2. %.6f: sched_switch: prev_comm=%s prev_pid=%d prev_prio=120 "
+	       "prev_state=%s ==> next_comm=%s next_pid=%d next_prio=120\n",
+	    pc, pp, cpu, ts, pc, pp, st, nc, np);
+}
+
+static void add_fx(struct text *t, int cpu, double ts, const char *c, int p, const char *op)
+{
+	add(t, "  %s-%d [%03d] ..... %.6f: sys_futex(uaddr: 0x10, op: %s, val: 2, utime: 0, "
+	       "uaddr2: 0, val3: 0)\n", c, p, cpu, ts, op);
+}
+
+static void add_fxr(struct text *t, int cpu, double ts, const char *c, int p)
+{
+	add(t, "  %s-%d [%03d] ..... %.6f: sys_futex -> 0x0\n", c, p, cpu, ts);
+}
+
+static void add_wk(struct text *t, int cpu, double ts, const char *c, int p, const char *wc,
+		   int wp)
+{
+	add(t, "  %s-%d [%03d] d..2. %.6f: sched_waking: comm=%s pid=%d prio=120 "
+	       "target_cpu=001\n", c, p, cpu, ts, wc, wp);
+}
+
+/* x and y take turns on CPU 0 every 10 us from @from: @n events that
+ * age the history (the analysis prunes it as it grows). */
+static double add_filler(struct text *t, double from, int n)
+{
+	for (int i = 0; i < n; i++, from += 0.00001)
+		add_sw(t, 0, from, i & 1 ? "y" : "x", i & 1 ? 302 : 301, "R", i & 1 ? "x" : "y",
+		       i & 1 ? 301 : 302);
+	return from;
+}
+
+/* ui's wait on 0x10 from @t0, ended by h's release at @t0 + 0.9 ms, ui
+ * back at @t0 + 1.01 ms. */
+static void add_wait(struct text *t, double t0)
+{
+	add_fx(t, 1, t0, "ui", 100, "0x80");
+	add_sw(t, 1, t0 + 0.00001, "ui", 100, "S", "hog", 300);
+	add_fx(t, 0, t0 + 0.0009, "h", 200, "0x81");
+	add_wk(t, 0, t0 + 0.000901, "h", 200, "ui", 100);
+	add_sw(t, 1, t0 + 0.001, "hog", 300, "R", "ui", 100);
+	add_fxr(t, 1, t0 + 0.00101, "ui", 100);
+}
+
+/* Two waits of ui on one word 39 ms apart, ui running 10 ms between them:
+ * two acquisitions, whatever the history between them went through (here:
+ * 2000 other events, then ui preempted 10 times, which grows its timeline
+ * until it is pruned). The pruning once dropped the 10 ms of running
+ * that part them, and the two were merged into one 41 ms episode. */
+static void test_no_merge_across_pruned_history(void **state)
+{
+	struct text t = { 0 };
+	struct run r;
+	const struct sp_trace_result *res;
+	double ts;
+
+	(void)state;
+	add_wait(&t, 1.0);
+	add_sw(&t, 1, 1.011, "ui", 100, "R", "hog", 300); /* ran 10 ms */
+	ts = add_filler(&t, 1.0111, 2000);
+	for (int i = 0; i < 10; i++, ts += 0.00002) { /* 1 us on the CPU each */
+		add_sw(&t, 1, ts, "hog", 300, "R", "ui", 100);
+		add_sw(&t, 1, ts + 0.000001, "ui", 100, "R", "hog", 300);
+	}
+	add_sw(&t, 1, 1.03999, "hog", 300, "R", "ui", 100);
+	add_wait(&t, 1.04);
+	analyse(&r, t.s, ui_only);
+	res = result_of(&r, "ui");
+	assert_int_equal(res->blockings, 2);
+	assert_int_equal(res->hist.max, 1010000);
+	sp_trace_analysis_destroy(r.a);
+	free(t.s);
+}
+
+/* ui's blocker exits during the wait and 10000 events pass before ui gets
+ * the lock: the dead blocker's history is still there for the split. */
+static void test_dead_blocker_history_kept(void **state)
+{
+	struct text t = { 0 };
+	struct run r;
+	const struct sp_trace_result *res;
+	const struct sp_trace_blocker *b;
+	double ts;
+
+	(void)state;
+	add_sw(&t, 0, 0.9, "h", 200, "R", "hog", 300); /* h runnable from 0.9 */
+	add_fx(&t, 1, 1.0, "ui", 100, "0x80");
+	add_sw(&t, 1, 1.00001, "ui", 100, "S", "swapper/1", 0);
+	add_sw(&t, 0, 1.004, "hog", 300, "R", "h", 200); /* 4 ms runnable */
+	add_wk(&t, 0, 1.005, "h", 200, "ui", 100);       /* 1 ms running */
+	add_sw(&t, 0, 1.005001, "h", 200, "X", "hog", 300);
+	ts = add_filler(&t, 1.0051, 10000);
+	add_sw(&t, 1, ts, "swapper/1", 0, "R", "ui", 100);
+	add_fxr(&t, 1, ts + 0.00001, "ui", 100);
+	analyse(&r, t.s, ui_only);
+	res = result_of(&r, "ui");
+	assert_int_equal(res->blockings, 1);
+	assert_int_equal(res->nr_blockers, 1);
+	b = &res->blockers[0];
+	assert_int_equal(tid_of(&r, b->thread_id), 200);
+	assert_int_equal(b->split.ns[SP_TST_RUNNABLE], 4000000);
+	assert_int_equal(b->split.ns[SP_TST_RUNNING], 1001000);
+	sp_trace_analysis_destroy(r.a);
+	free(t.s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +501,8 @@ int main(void)
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_long_and_truncated),
 		cmocka_unit_test(test_select_all_and_tids),
+		cmocka_unit_test(test_no_merge_across_pruned_history),
+		cmocka_unit_test(test_dead_blocker_history_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
