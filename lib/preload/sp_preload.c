@@ -114,7 +114,6 @@ __attribute__((destructor)) static void sp_pl_fini(void)
 
 SP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	sp_pl_ready();
 	if (sp_pl_internal(m))
 		return sp_real.mutex_lock(m);
 	return sp_instr_mutex_lock_fast(m);
@@ -122,7 +121,6 @@ SP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 
 SP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
-	sp_pl_ready();
 	if (sp_pl_internal(m))
 		return sp_real.mutex_trylock(m);
 	return sp_instr_mutex_trylock(m);
@@ -130,20 +128,17 @@ SP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 
 SP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
-	sp_pl_ready();
 	return sp_instr_mutex_lock(m, SP_WAIT_TIMED, CLOCK_REALTIME, abstime);
 }
 
 SP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 				      const struct timespec *abstime)
 {
-	sp_pl_ready();
 	return sp_instr_mutex_lock(m, SP_WAIT_CLOCK, clk, abstime);
 }
 
 SP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-	sp_pl_ready();
 	if (sp_pl_internal(m))
 		return sp_real.mutex_unlock(m);
 	return sp_instr_mutex_unlock_fast(m);
@@ -151,7 +146,6 @@ SP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 
 SP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 {
-	sp_pl_ready();
 	int rc = sp_real_x.mutex_destroy(m);
 
 	if (rc == 0)
@@ -163,63 +157,53 @@ SP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 
 SP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
 {
-	sp_pl_ready();
 	return sp_instr_rwlock_rdlock_fast(rw);
 }
 
 SP_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
 {
-	sp_pl_ready();
 	return sp_instr_rwlock_tryrdlock(rw);
 }
 
 SP_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struct timespec *abstime)
 {
-	sp_pl_ready();
 	return sp_instr_rwlock_rdlock(rw, SP_WAIT_TIMED, CLOCK_REALTIME, abstime);
 }
 
 SP_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk,
 					 const struct timespec *abstime)
 {
-	sp_pl_ready();
 	return sp_instr_rwlock_rdlock(rw, SP_WAIT_CLOCK, clk, abstime);
 }
 
 SP_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
 {
-	sp_pl_ready();
 	return sp_instr_rwlock_wrlock(rw, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
 }
 
 SP_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 {
-	sp_pl_ready();
 	return sp_instr_rwlock_trywrlock(rw);
 }
 
 SP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *abstime)
 {
-	sp_pl_ready();
 	return sp_instr_rwlock_wrlock(rw, SP_WAIT_TIMED, CLOCK_REALTIME, abstime);
 }
 
 SP_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t clk,
 					 const struct timespec *abstime)
 {
-	sp_pl_ready();
 	return sp_instr_rwlock_wrlock(rw, SP_WAIT_CLOCK, clk, abstime);
 }
 
 SP_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
-	sp_pl_ready();
 	return sp_instr_rwlock_unlock_fast(rw);
 }
 
 SP_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 {
-	sp_pl_ready();
 	int rc = sp_real_x.rwlock_destroy(rw);
 
 	if (rc == 0)
@@ -243,7 +227,6 @@ static void sp_pl_cond_leave(pthread_mutex_t *m, sp_tid_t self, int tracked)
 
 SP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	sp_pl_ready();
 	sp_tid_t self = 0;
 	int t = sp_pl_cond_enter(m, &self);
 	int rc = sp_real_x.cond_wait(c, m);
@@ -255,7 +238,6 @@ SP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 SP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
-	sp_pl_ready();
 	sp_tid_t self = 0;
 	int t = sp_pl_cond_enter(m, &self);
 	int rc = sp_real_x.cond_timedwait(c, m, abstime);
@@ -267,7 +249,6 @@ SP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 SP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 				     const struct timespec *abstime)
 {
-	sp_pl_ready();
 	sp_tid_t self = 0;
 	int t = sp_pl_cond_enter(m, &self);
 	int rc = sp_real_x.cond_clockwait(c, m, clk, abstime);

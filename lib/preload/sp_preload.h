@@ -15,16 +15,9 @@ struct sp_real_extra {
 	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
 			      const struct timespec *);
 };
+/* Like sp_real, valid from the start: until resolved, each pointer leads
+ * to a stand-in that resolves them (sp_real_next.c). */
 extern struct sp_real_extra sp_real_x;
-extern int sp_real_ready;
-
-/* Every wrapper starts here: the real functions may not be known yet when
- * another library's constructor takes a lock before ours ran. */
-static inline void sp_pl_ready(void)
-{
-	if (__builtin_expect(!__atomic_load_n(&sp_real_ready, __ATOMIC_ACQUIRE), 0))
-		sp_real_resolve();
-}
 
 /* sp_preload_env.c: the SUPERPASS_* settings. */
 int sp_pl_secure(void); /* AT_SECURE: no setting from the environment */

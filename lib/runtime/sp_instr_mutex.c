@@ -159,7 +159,7 @@ int sp_instr_mutex_cond_enter(pthread_mutex_t *m)
 	    !__atomic_load_n(&sp_iw_self.e[i].claim, __ATOMIC_RELAXED))
 		return 0;
 	/* The whole recursive hold goes (glibc drops it whole). */
-	sp_iw_self.e[i].extra = 0;
+	sp_iw_self.extra[i] = 0;
 	if (sp_iw_release(m) <= 0)
 		return 0;
 	sp_instr_released(sp_rt_thread(core), m, SP_HOLD_EXCL);

@@ -267,6 +267,14 @@ static int sp_iw_lowest_read(const void *lock)
 	return -1;
 }
 
+/* After the top entry was freed: the free slots under it go too. */
+static uint32_t sp_iw_shrink(uint32_t n)
+{
+	while (n && !__atomic_load_n(&sp_iw_self.e[n - 1].lock, __ATOMIC_RELAXED))
+		n--;
+	return n;
+}
+
 /* Frees slot @i (it held our hold of @lock): then the pair with the
  * scanner, as in sp_iw_release. */
 static int sp_iw_free_slot(uint32_t i, const void *lock, enum sp_hold hold)
@@ -274,8 +282,7 @@ static int sp_iw_free_slot(uint32_t i, const void *lock, enum sp_hold hold)
 	struct sp_iw_thread *t = &sp_iw_self;
 
 	__atomic_store_n(&t->e[i].lock, 0, __ATOMIC_RELAXED);
-	while (t->n && !__atomic_load_n(&t->e[t->n - 1].lock, __ATOMIC_RELAXED))
-		t->n--;
+	t->n = sp_iw_shrink(t->n);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* pairs as in sp_iw_release */
 	if (__atomic_load_n(&t->e[i].claim, __ATOMIC_ACQUIRE) != 0)
 		return sp_iw_release_claimed((int)i, lock, hold);
@@ -347,7 +354,7 @@ void sp_iw_note_acquire(const void *lock, enum sp_hold hold)
 
 	(void)hold; /* exclusive only: readers go through sp_iw_read_acquired */
 	if (i >= 0) {
-		t->e[i].extra++; /* recursive: the first hold speaks for it */
+		t->extra[i]++; /* recursive: the first hold speaks for it */
 		return;
 	}
 	if (!sp_iw_active() || !(core = sp_rt_core()))
@@ -356,7 +363,7 @@ void sp_iw_note_acquire(const void *lock, enum sp_hold hold)
 	i = sp_iw_slot_push(lock);
 	if (i < 0)
 		return;
-	t->e[i].extra = 0;
+	t->extra[i] = 0;
 	__atomic_store_n(&t->e[i].claim, (uintptr_t)lock, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->e[i].lock, (uintptr_t)lock | SP_IW_EXCL, __ATOMIC_RELEASE);
 	sp_instr_acquired(self, lock, SP_HOLD_EXCL);
@@ -371,12 +378,12 @@ bool sp_iw_list_reported(const void *lock, enum sp_hold hold)
 	if (hold == SP_HOLD_EXCL) {
 		i = sp_iw_find(lock);
 		if (i >= 0) {
-			t->e[i].extra++;
+			t->extra[i]++;
 			return false; /* already held and listed: the core has it */
 		}
 		if ((i = sp_iw_slot_push(lock)) < 0)
 			return false;
-		t->e[i].extra = 0;
+		t->extra[i] = 0;
 		__atomic_store_n(&t->e[i].claim, (uintptr_t)lock, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->e[i].lock, (uintptr_t)lock | SP_IW_EXCL, __ATOMIC_RELEASE);
 		return true;
@@ -414,8 +421,8 @@ int sp_iw_release_slow(const void *lock)
 	w = __atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED);
 	if (!(w & SP_IW_EXCL))
 		return sp_iw_free_slot((uint32_t)i, lock, SP_HOLD_SHARED);
-	if (t->e[i].extra > 0) {
-		t->e[i].extra--;
+	if (t->extra[i] > 0) {
+		t->extra[i]--;
 		return SP_IW_KEEP;
 	}
 	return sp_iw_free_slot((uint32_t)i, lock, SP_HOLD_EXCL);
@@ -529,8 +536,10 @@ static void sp_iw_atfork_child(void)
 	sp_iw_nwatched = 0;
 	sp_iw_crit_waits = 0;
 	sp_iw_counted = 0;
-	for (uint32_t i = 0; i < SP_IW_HELD; i++)
+	for (uint32_t i = 0; i < SP_IW_HELD; i++) {
 		sp_iw_self.e[i] = (struct sp_iw_entry){ 0 };
+		sp_iw_self.extra[i] = 0;
+	}
 	sp_iw_self.n = 0;
 	sp_iw_self.lim = 0;
 	sp_iw_self.reg = -1;

@@ -40,7 +40,6 @@
 struct sp_iw_entry {
 	uintptr_t lock;  /* atomic (scanners read it): lock | SP_IW_EXCL?, 0 = free */
 	uintptr_t claim; /* atomic: the lock the core was told this thread holds here */
-	uint32_t extra;  /* own thread only: recursive holds past the first (exclusive) */
 };
 
 struct sp_iw_thread {
@@ -50,6 +49,9 @@ struct sp_iw_thread {
 	int reg;         /* own thread only: 0 not yet, 1 registered, -1 passthrough */
 	sp_tid_t tid;    /* atomic: for scanners */
 	struct sp_iw_entry e[SP_IW_HELD];
+	/* own thread only: an exclusive entry's recursive holds past the
+	 * first (apart, so that an entry is 16 bytes: cheaper indexing) */
+	uint32_t extra[SP_IW_HELD];
 };
 
 extern SP_TLS struct sp_iw_thread sp_iw_self;
@@ -143,7 +145,7 @@ static inline int sp_iw_release(const void *lock)
 		return sp_iw_release_slow(lock);
 	__atomic_store_n(&t->e[i].lock, 0, __ATOMIC_RELAXED);
 	while (n && !__atomic_load_n(&t->e[n - 1].lock, __ATOMIC_RELAXED))
-		n--;
+		n--; /* the free slots that were under it */
 	t->n = n;
 	/* Store then load with only a compiler barrier: the scanner's second
 	 * membarrier (sp_iw_scan_readers) is the full barrier of this pair. */
