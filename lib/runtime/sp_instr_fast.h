@@ -19,25 +19,41 @@
 int sp_instr_mutex_lock_tried(pthread_mutex_t *m, int rc);
 int sp_instr_rwlock_rdlock_tried(pthread_rwlock_t *rw, int rc);
 
-static inline int sp_instr_mutex_lock_fast(pthread_mutex_t *m)
+/*
+ * @skip (a constant: NULL, or the interposer's test for liburcu's own
+ * mutexes, which must never reach the runtime: sp_preload.c) is asked
+ * only where the runtime would be entered, so that the uncontended path
+ * does not pay for it. A skipped lock gets what a plain lock would: the
+ * trylock, then the real lock if it was busy.
+ */
+typedef bool (*sp_instr_skip_fn)(const void *lock);
+
+static inline int sp_instr_mutex_lock_fast(pthread_mutex_t *m, sp_instr_skip_fn skip)
 {
 	int rc;
 
 	if (__builtin_expect(sp_rt_guarded(), 0))
 		return sp_real.mutex_lock(m);
-	sp_iw_ready();
+	if (__builtin_expect(sp_iw_self.gen != __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED), 0)) {
+		if (skip && skip(m))
+			return sp_real.mutex_lock(m);
+		sp_iw_register();
+	}
 	rc = sp_real.mutex_trylock(m);
-	if (__builtin_expect(rc != 0, 0))
+	if (__builtin_expect(rc != 0, 0)) {
+		if (skip && skip(m))
+			return rc == EBUSY ? sp_real.mutex_lock(m) : rc;
 		return sp_instr_mutex_lock_tried(m, rc);
-	if (__builtin_expect(sp_iw_self.n != 0 || sp_iw_active(), 0))
+	}
+	if (__builtin_expect(sp_iw_self.n != 0 || sp_iw_active(), 0) && !(skip && skip(m)))
 		sp_iw_note_acquire(m, SP_HOLD_EXCL);
 	return 0;
 }
 
-static inline int sp_instr_mutex_unlock_fast(pthread_mutex_t *m)
+static inline int sp_instr_mutex_unlock_fast(pthread_mutex_t *m, sp_instr_skip_fn skip)
 {
 	if (__builtin_expect((sp_iw_self.n | (uint32_t)sp_iw_active()) == 0, 1) ||
-	    sp_rt_guarded())
+	    sp_rt_guarded() || (skip && skip(m)))
 		return sp_real.mutex_unlock(m);
 	return sp_instr_mutex_unlock_slow(m);
 }

@@ -70,7 +70,7 @@ int sp_mutex_destroy(sp_mutex_t *m)
 
 int sp_mutex_lock(sp_mutex_t *m)
 {
-	return sp_instr_mutex_lock_fast(sp_pm(m));
+	return sp_instr_mutex_lock_fast(sp_pm(m), NULL);
 }
 
 int sp_mutex_trylock(sp_mutex_t *m)
@@ -90,7 +90,7 @@ int sp_mutex_clocklock(sp_mutex_t *m, clockid_t clock, const struct timespec *ab
 
 int sp_mutex_unlock(sp_mutex_t *m)
 {
-	return sp_instr_mutex_unlock_fast(sp_pm(m));
+	return sp_instr_mutex_unlock_fast(sp_pm(m), NULL);
 }
 
 int sp_mutex_consistent(sp_mutex_t *m)
