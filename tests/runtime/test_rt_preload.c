@@ -47,9 +47,9 @@ static long json_num(const char *json, const char *key)
 	return p ? strtol(p + strlen(pat), NULL, 10) : -1;
 }
 
-/* Runs the victim; returns its exit status, output in @out. */
-static int run_victim(const char *polls, const char *extra_env, const char *stats, const char *log, char *out,
-		      size_t cap)
+/* Runs @argv under the interposer with SUPERPASS_CRITICAL=main and the
+ * settings @extra (up to 4); returns its exit status, output in @out. */
+static int run_preloaded(char *const argv[], char *const extra[], char *out, size_t cap)
 {
 	char preload[1024];
 	int pipefd[2], status;
@@ -61,17 +61,14 @@ static int run_victim(const char *polls, const char *extra_env, const char *stat
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		char st[600], lg[600];
-		char *envp[] = { preload, "SUPERPASS_CRITICAL=main", st, lg, (char *)extra_env,
-				 NULL };
-		char *argv[] = { SP_VICTIM_PATH, (char *)polls, NULL };
+		char *envp[7] = { preload, "SUPERPASS_CRITICAL=main" };
 
-		snprintf(st, sizeof(st), "SUPERPASS_STATS=%s", stats);
-		snprintf(lg, sizeof(lg), "SUPERPASS_LOG=%s", log);
+		for (int i = 0; i < 4 && extra && extra[i]; i++)
+			envp[2 + i] = extra[i];
 		dup2(pipefd[1], STDOUT_FILENO);
 		dup2(pipefd[1], STDERR_FILENO);
 		close(pipefd[0]);
-		execve(SP_VICTIM_PATH, argv, envp);
+		execve(argv[0], argv, envp);
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -82,6 +79,34 @@ static int run_victim(const char *polls, const char *extra_env, const char *stat
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	printf("%s", out);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* Runs the victim; returns its exit status, output in @out. */
+static int run_victim(const char *polls, const char *extra_env, const char *stats, const char *log, char *out,
+		      size_t cap)
+{
+	char st[600], lg[600];
+	char *extra[] = { st, lg, (char *)extra_env, NULL };
+	char *argv[] = { SP_VICTIM_PATH, (char *)polls, NULL };
+
+	snprintf(st, sizeof(st), "SUPERPASS_STATS=%s", stats);
+	snprintf(lg, sizeof(lg), "SUPERPASS_LOG=%s", log);
+	return run_preloaded(argv, extra, out, cap);
+}
+
+/* A library whose constructor runs before the interposer's (ld.so starts
+ * the program's libraries first) takes and releases a mutex and a read
+ * lock: the interposer has not resolved glibc's functions yet, and its
+ * stand-ins must do it (lib/preload/sp_real_next.c). */
+static void test_lock_before_interposer_constructor(void **state)
+{
+	char out[4096];
+	char *argv[] = { SP_EARLY_PATH, NULL };
+
+	(void)state;
+	assert_int_equal(run_preloaded(argv, NULL, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "sp_early: constructor locks rc=0"));
+	assert_non_null(strstr(out, "sp_early: main locks rc=0"));
 }
 
 static void test_unmodified_program_boosted_and_restored(void **state)
@@ -143,6 +168,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unmodified_program_boosted_and_restored),
 		cmocka_unit_test(test_observe_mode_boosts_nobody),
+		cmocka_unit_test(test_lock_before_interposer_constructor),
 	};
 
 	if (geteuid() != 0) {
