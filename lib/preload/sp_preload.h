@@ -7,13 +7,19 @@
 
 #include "sp_rt.h" /* sp_real_resolve(), with struct sp_real_ops */
 
+/* As SP_REAL_OPS (sp_rt.h). */
+#define SP_REAL_EXTRA_OPS(X)                                                               \
+	X(mutex_destroy, (pthread_mutex_t *m), (m))                                        \
+	X(rwlock_destroy, (pthread_rwlock_t *rw), (rw))                                    \
+	X(cond_wait, (pthread_cond_t *c, pthread_mutex_t *m), (c, m))                      \
+	X(cond_timedwait, (pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t), \
+	  (c, m, t))                                                                       \
+	X(cond_clockwait,                                                                  \
+	  (pthread_cond_t *c, pthread_mutex_t *m, clockid_t k, const struct timespec *t),  \
+	  (c, m, k, t))
+
 struct sp_real_extra {
-	int (*mutex_destroy)(pthread_mutex_t *);
-	int (*rwlock_destroy)(pthread_rwlock_t *);
-	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
-	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
-	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
-			      const struct timespec *);
+	SP_REAL_EXTRA_OPS(SP_REAL_FIELD)
 };
 /* Like sp_real, valid from the start: until resolved, each pointer leads
  * to a stand-in that resolves them (sp_real_next.c). */

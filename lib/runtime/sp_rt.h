@@ -26,21 +26,31 @@
 #define SP_TLS __thread __attribute__((tls_model("initial-exec")))
 
 /* ---- the real pthread lock functions ---- */
+/* One list, X(field, parameters, arguments), for the struct and for each
+ * way of filling it (sp_real_libc.c, lib/preload/sp_real_next.c): field
+ * f is glibc's pthread_f. */
+#define SP_REAL_OPS(X)                                                                     \
+	X(mutex_lock, (pthread_mutex_t *m), (m))                                           \
+	X(mutex_trylock, (pthread_mutex_t *m), (m))                                        \
+	X(mutex_timedlock, (pthread_mutex_t *m, const struct timespec *t), (m, t))         \
+	X(mutex_clocklock, (pthread_mutex_t *m, clockid_t c, const struct timespec *t),    \
+	  (m, c, t))                                                                       \
+	X(mutex_unlock, (pthread_mutex_t *m), (m))                                         \
+	X(rwlock_rdlock, (pthread_rwlock_t *rw), (rw))                                     \
+	X(rwlock_tryrdlock, (pthread_rwlock_t *rw), (rw))                                  \
+	X(rwlock_timedrdlock, (pthread_rwlock_t *rw, const struct timespec *t), (rw, t))   \
+	X(rwlock_clockrdlock, (pthread_rwlock_t *rw, clockid_t c, const struct timespec *t), \
+	  (rw, c, t))                                                                      \
+	X(rwlock_wrlock, (pthread_rwlock_t *rw), (rw))                                     \
+	X(rwlock_trywrlock, (pthread_rwlock_t *rw), (rw))                                  \
+	X(rwlock_timedwrlock, (pthread_rwlock_t *rw, const struct timespec *t), (rw, t))   \
+	X(rwlock_clockwrlock, (pthread_rwlock_t *rw, clockid_t c, const struct timespec *t), \
+	  (rw, c, t))                                                                      \
+	X(rwlock_unlock, (pthread_rwlock_t *rw), (rw))
+
+#define SP_REAL_FIELD(field, params, args) int(*field) params;
 struct sp_real_ops {
-	int (*mutex_lock)(pthread_mutex_t *);
-	int (*mutex_trylock)(pthread_mutex_t *);
-	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
-	int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
-	int (*mutex_unlock)(pthread_mutex_t *);
-	int (*rwlock_rdlock)(pthread_rwlock_t *);
-	int (*rwlock_tryrdlock)(pthread_rwlock_t *);
-	int (*rwlock_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
-	int (*rwlock_clockrdlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
-	int (*rwlock_wrlock)(pthread_rwlock_t *);
-	int (*rwlock_trywrlock)(pthread_rwlock_t *);
-	int (*rwlock_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
-	int (*rwlock_clockwrlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
-	int (*rwlock_unlock)(pthread_rwlock_t *);
+	SP_REAL_OPS(SP_REAL_FIELD)
 };
 /* sp_real_libc.c (libsuperpass) or lib/preload/sp_real_next.c (interposer). */
 extern struct sp_real_ops sp_real;
