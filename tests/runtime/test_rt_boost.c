@@ -8,6 +8,7 @@
  * otherwise.
  */
 #include "sp_test_util.h"
+#include "sp_rt.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -15,6 +16,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <dirent.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
@@ -398,6 +402,71 @@ static void test_readers_boosted_up_to_k(void **state)
 	assert_int_equal(sp_rwlock_destroy(&r.rw), 0);
 }
 
+/* ---- the worker starts in SCHED_FIFO ---- */
+
+#define TASKS_MAX 64
+
+static int list_tasks(pid_t *out)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) && n < TASKS_MAX)
+		if (de->d_name[0] != '.')
+			out[n++] = (pid_t)atoi(de->d_name);
+	closedir(d);
+	return n;
+}
+
+/* A worker created by the first kick runs in SCHED_FIFO (fifo_prio + 1)
+ * before it runs at all: here its creator is SCHED_FIFO 50 and alone on
+ * its CPU, so the new thread (same affinity) cannot run before we look;
+ * a worker that raised itself in its own code would still have its
+ * creator's policy. */
+static void test_worker_created_in_fifo(void **state)
+{
+	pid_t before[TASKS_MAX], after[TASKS_MAX], wk = 0;
+	struct sp_sched_attr self, fifo50, w = { 0 };
+	cpu_set_t cpus, one;
+	int nb, na, got;
+
+	(void)state;
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_wk_running(), 0);
+	assert_int_equal(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	assert_int_equal(sp_sched_getattr(0, &self), 0);
+	fifo50 = self;
+	fifo50.sched_policy = SCHED_FIFO;
+	fifo50.sched_priority = 50;
+	fifo50.sched_nice = 0;
+	assert_int_equal(sp_sched_setattr(0, &fifo50), 0);
+	nb = list_tasks(before);
+	sp_wk_kick_queued();
+	na = list_tasks(after);
+	for (int i = 0; i < na && !wk; i++) {
+		bool old = false;
+
+		for (int j = 0; j < nb; j++)
+			old |= after[i] == before[j];
+		if (!old)
+			wk = after[i];
+	}
+	got = wk ? sp_sched_getattr(wk, &w) : -1;
+	/* back to what we were before asserting anything */
+	assert_int_equal(sp_sched_setattr(0, &self), 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(cpus), &cpus), 0);
+	assert_true(wk != 0);
+	assert_int_equal(got, 0);
+	assert_int_equal(w.sched_policy, SCHED_FIFO);
+	assert_int_equal(w.sched_priority, 2); /* fifo_prio 1, plus one */
+	assert_int_equal(sp_wk_running(), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +478,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_budget_expiry, teardown),
 		cmocka_unit_test_teardown(test_exit_while_boosted, teardown),
 		cmocka_unit_test_teardown(test_readers_boosted_up_to_k, teardown),
+		cmocka_unit_test_teardown(test_worker_created_in_fifo, teardown),
 	};
 	struct sp_runtime_config cfg;
 
