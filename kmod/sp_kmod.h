@@ -50,6 +50,7 @@ extern unsigned int sp_fifo_prio;       /* runtime: /proc/superpass/config */
 extern bool sp_readers_on;              /* runtime: /proc/superpass/config */
 extern bool sp_param_readers;           /* load time: hooks registered at all */
 extern unsigned int sp_param_log_boosts;
+extern unsigned int sp_param_log_waits_ms;
 
 static inline bool sp_tid_ok(pid_t tid)
 {

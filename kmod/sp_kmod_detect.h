@@ -21,6 +21,7 @@ struct sp_detect_stats {
 	u64 waiter_full;     /* waiter table full: a wait not reported */
 	u64 reader_events;   /* reader hook events on watched locks */
 	u64 reader_hints;    /* queued readers reported as holders before they ran */
+	u64 hidden_readers;  /* untracked readers found through the owner word */
 	u64 exits;
 	u64 unlocks;           /* releases of waited-on locks that wake a waiter */
 	u64 unlock_hints;      /* ... whose next owner was named before it ran */
@@ -45,6 +46,10 @@ void sp_detect_get_stats(struct sp_detect_stats *out);
 void sp_detect_get_longs(struct sp_long_blocking *out, unsigned int *nr);
 
 /* ---- the worker ---- */
+/* Task context, no locks held: names the reader an rwsem's owner word
+ * points at for waits on rwsems held by readers the core does not track
+ * (see the function). */
+void sp_detect_find_hidden_readers(void);
 /* Reads the owner word of every reported wait again and reports the wait
  * again where it changed. */
 void sp_detect_recheck_owners(void);

@@ -67,6 +67,10 @@ unsigned int sp_param_log_boosts;
 module_param_named(log_boosts, sp_param_log_boosts, uint, 0444);
 MODULE_PARM_DESC(log_boosts, "log the first N fast tracks applied (tid and comm)");
 
+unsigned int sp_param_log_waits_ms;
+module_param_named(log_waits_ms, sp_param_log_waits_ms, uint, 0444);
+MODULE_PARM_DESC(log_waits_ms, "log what the detector knows of a reported wait once it is N ms old (0: never)");
+
 static int sp_make_core(void)
 {
 	struct sp_config cfg;

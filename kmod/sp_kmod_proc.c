@@ -285,6 +285,7 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "detect_waiter_full %llu\n", d.waiter_full);
 	seq_printf(m, "detect_reader_events %llu\n", d.reader_events);
 	seq_printf(m, "detect_reader_hints %llu\n", d.reader_hints);
+	seq_printf(m, "detect_hidden_readers %llu\n", d.hidden_readers);
 	seq_printf(m, "detect_exits %llu\n", d.exits);
 	seq_printf(m, "detect_unlocks %llu\n", d.unlocks);
 	seq_printf(m, "detect_unlock_hints %llu\n", d.unlock_hints);

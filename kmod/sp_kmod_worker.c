@@ -214,6 +214,7 @@ static int sp_wk_thread(void *unused)
 		now = ktime_get_ns();
 		if (now - last_tick >= SP_TICK_NS && sp_core_needs_tick(sp_core)) {
 			/* Owners first, so that the tick's walks see them. */
+			sp_detect_find_hidden_readers();
 			sp_detect_recheck_owners();
 			sp_core_tick(sp_core);
 			sp_wk.st.ticks++;
