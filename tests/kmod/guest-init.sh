@@ -16,6 +16,43 @@ SECS=$(sed -n 's/.*sp_seconds=\([0-9]*\).*/\1/p' /proc/cmdline)
 # mmap up to 6.3, populate from 6.4 where faults take per-VMA locks).
 MMSC=$(sed -n 's/.*sp_mm=\([a-z]*\).*/\1/p' /proc/cmdline)
 [ -n "$MMSC" ] || MMSC=mmap
+# The scenarios to run (run-qemu-test.sh --scenarios; default all three).
+SCENS=$(sed -n 's/.*sp_scen=\([a-z,]*\).*/\1/p' /proc/cmdline | tr , ' ')
+[ -n "$SCENS" ] || SCENS="inode $MMSC fpos"
+# sp_trace=MS (run-qemu-test.sh --trace-long MS): the module runs record
+# sched_switch, sched_waking and lock contention in ftrace; the first
+# critical operation over MS ms stops it, and the trace of that operation
+# is printed ("SPT SCEN trace ...").
+TRACE=$(sed -n 's/.*sp_trace=\([0-9]*\).*/\1/p' /proc/cmdline)
+T=/sys/kernel/tracing
+if [ -n "$TRACE" ]; then
+	mount -t tracefs nodev $T
+	echo 0 > $T/tracing_on
+	echo mono > $T/trace_clock
+	echo 8192 > $T/buffer_size_kb
+	for e in sched/sched_switch sched/sched_waking lock/contention_begin lock/contention_end; do
+		echo 1 > $T/events/$e/enable
+	done
+	# Entry to the rwsem slow paths: a writer spins on the owner there
+	# before contention_begin fires. Kept where the symbol exists.
+	for f in rwsem_down_write_slowpath rwsem_down_read_slowpath; do
+		echo "p:sp_$f $f" >> $T/kprobe_events 2>/dev/null && echo 1 > $T/events/kprobes/sp_$f/enable
+	done
+fi
+trace_args() { [ -n "$TRACE" ] && { echo > $T/trace; echo 1 > $T/tracing_on; echo "--trace-long $TRACE"; }; }
+# The trace from 500 ms before the long operation to its end.
+trace_dump() { # scenario
+	[ -n "$TRACE" ] || return 0
+	echo 0 > $T/tracing_on
+	cat $T/trace > /tmp/trace.txt
+	m=$(grep -m1 SPLONG /tmp/trace.txt)
+	[ -n "$m" ] || { echo "SPT $1 trace none"; return 0; }
+	echo "SPT $1 trace marker ${m#*SPLONG }"
+	s=$(echo "${m#*SPLONG }" | awk '{ print $4 - 0.500 }')
+	e=$(echo "${m#*SPLONG }" | awk '{ print $6 }')
+	awk -v s="$s" -v e="$e" '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; if (t >= s && t <= e) print; break } }' /tmp/trace.txt |
+		sed "s/^/SPT $1 trace /"
+}
 echo "SPT boot ok kernel $(uname -r) cpus $(grep -c ^processor /proc/cpuinfo)"
 
 check() { # name ok(0/1) detail
@@ -23,12 +60,42 @@ check() { # name ok(0/1) detail
 }
 
 /spw --micro | sed "s/^/SPT micro base /"
-for sc in inode $MMSC fpos; do
+
+# Probe cost per contention event (sp_probe_cost.ko: two kthreads on one
+# CPU taking turns on a mutex, then an rwsem): without superpass.ko, with
+# it loaded and nothing marked, and with both kthreads marked critical.
+# Three runs of each; the host prints the figures.
+PC_ITERS=$(sed -n 's/.*sp_pc_iters=\([0-9]*\).*/\1/p' /proc/cmdline)
+[ -n "$PC_ITERS" ] || PC_ITERS=2000
+pcost() { # mode
+	for kind in mutex rwsem; do
+		for r in 1 2 3; do
+			echo "$kind $PC_ITERS" > /proc/sp_probe_cost &&
+				sed -n "s/^kind /SPT pcost $1 /p" /proc/sp_probe_cost
+		done
+	done
+}
+if insmod /sp_probe_cost.ko; then ok=1; else ok=0; fi
+check pcost_insmod $ok ""
+pcost base
+insmod /superpass.ko selftest=0
+# The first runs after a load were slower (0.1-0.2 s more of 0.1 s here):
+# the kprobe optimiser patches the probes in after the load. Let it.
+sleep 1
+pcost idle
+for t in $(sed -n 's/^tids //p' /proc/sp_probe_cost); do echo $t > /proc/superpass/critical; done
+echo "SPT pcost marked_threads $(wc -l < /proc/superpass/critical)"
+pcost marked
+sed -n 's/^\(detect_blocks\|detect_unlocks\|act_boosts\|grants\) /SPT pcost stats \1 /p' /proc/superpass/stats
+rmmod superpass
+rmmod sp_probe_cost && ok=1 || ok=0
+check pcost_rmmod $ok ""
+for sc in $SCENS; do
 	echo "SPT phase $sc base"
 	/spw --scenario $sc --seconds $SECS | sed "s/^/SPT $sc base /"
 	echo "SPT phase $sc module"
 	from=$(( $(dmesg | wc -l) + 1 ))
-	if insmod /superpass.ko log_boosts=200; then ok=1; else ok=0; fi
+	if insmod /superpass.ko log_boosts=200 ${TRACE:+log_waits_ms=$TRACE}; then ok=1; else ok=0; fi
 	check "${sc}_insmod" $ok ""
 	if dmesg | sed -n "$from,\$p" | grep -q "superpass: self-test passed"; then ok=1; else ok=0; fi
 	check "${sc}_selftest" $ok ""
@@ -40,7 +107,8 @@ for sc in inode $MMSC fpos; do
 	# Probe cost alone: loaded, nothing marked (compare with base).
 	echo "SPT phase $sc idle"
 	/spw --scenario $sc --seconds $SECS --module --no-mark | sed "s/^/SPT $sc idle /"
-	/spw --scenario $sc --seconds $SECS --module | sed "s/^/SPT $sc module /"
+	/spw --scenario $sc --seconds $SECS --module $(trace_args) | sed "s/^/SPT $sc module /"
+	trace_dump $sc
 	if grep -q '^superpass ' /proc/modules; then ok=0; else ok=1; fi
 	check "${sc}_unloaded" $ok ""
 	dmesg | sed -n "$from,\$p" | grep "superpass: fast-track tid" | sed "s/.*fast-track tid \([0-9]*\) (\(.*\))/SPT $sc boost \1 \2/"

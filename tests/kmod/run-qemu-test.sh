@@ -7,7 +7,15 @@
 #
 #   tests/kmod/run-qemu-test.sh [--kernel SERIES|RELEASE] [--arch amd64|arm64]
 #                               [--workdir DIR] [--seconds N] [--timeout S]
-#                               [--superpass BIN]
+#                               [--superpass BIN] [--scenarios "A B"]
+#                               [--trace-long MS]
+#
+# --scenarios: run only those (inode, mmap|populate, fpos; a debugging aid:
+# the checks of the others then fail). --trace-long MS: the module runs
+# record ftrace (sched_switch, sched_waking, lock contention) in the guest
+# and the trace of the first critical operation over MS ms goes to
+# WORKDIR/trace-SCENARIO.txt (tracing slows the guest: figures of such a
+# run are not comparable).
 #
 # --superpass: the `superpass` command the guest uses (`superpass kmod`;
 # ctest passes the one it built); default build/tools/superpass. It is
@@ -40,6 +48,8 @@ TIMEOUT=300
 KSEL=""
 ARCH=amd64
 SPBIN=""
+SCEN_ONLY=""
+TRACE_MS=""
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -49,7 +59,9 @@ while [ $# -gt 0 ]; do
 	--kernel) KSEL=$2; shift 2 ;;
 	--superpass) SPBIN=$2; shift 2 ;;
 	--arch) ARCH=$2; shift 2 ;;
-	*) echo "usage: $0 [--kernel SERIES|RELEASE] [--arch amd64|arm64] [--workdir DIR] [--seconds N] [--timeout S] [--superpass BIN]" >&2; exit 2 ;;
+	--scenarios) SCEN_ONLY=$2; shift 2 ;;
+	--trace-long) TRACE_MS=$2; shift 2 ;;
+	*) echo "usage: $0 [--kernel SERIES|RELEASE] [--arch amd64|arm64] [--workdir DIR] [--seconds N] [--timeout S] [--superpass BIN] [--scenarios \"A B\"] [--trace-long MS]" >&2; exit 2 ;;
 	esac
 done
 
@@ -123,7 +135,10 @@ if [ -n "$kmm" ] && [ "$(echo "$kmm" | awk '{ print ($1 > 6 || ($1 == 6 && $2 >=
 else
 	MMSC=mmap
 fi
-SCENARIOS="inode $MMSC fpos"
+SCENARIOS=${SCEN_ONLY:-inode $MMSC fpos}
+EXTRA_APPEND=""
+[ -n "$SCEN_ONLY" ] && EXTRA_APPEND="$EXTRA_APPEND sp_scen=$(echo $SCEN_ONLY | tr ' ' ,)"
+[ -n "$TRACE_MS" ] && EXTRA_APPEND="$EXTRA_APPEND sp_trace=$TRACE_MS"
 command -v "${QEMU[0]}" >/dev/null || skip "${QEMU[0]} missing (tests/setup-debian.sh: qemu-system-x86, qemu-system-arm)"
 command -v "$CC" >/dev/null || skip "$CC missing (tests/setup-debian.sh)"
 # busybox-static: the plain busybox package is dynamically linked.
@@ -139,6 +154,13 @@ mkdir -p "$WORK/root/bin" "$WORK/root/proc" "$WORK/root/sys" "$WORK/root/dev" "$
 
 echo "== building superpass.ko for $KVER ($KDIR)"
 make -s -C "$ROOT/kmod" "${KMAKE[@]}" KDIR="$KDIR" OUT="$(cd "$WORK" && pwd)/kbuild" >"$WORK/kbuild.log" 2>&1 || { cat "$WORK/kbuild.log"; die "module build"; }
+echo "== building sp_probe_cost.ko (the probe-cost loop) for $KVER"
+# A test module of its own (tests/kmod/sp_probe_cost.c), warnings as errors.
+mkdir -p "$WORK/pcbuild"
+cp "$HERE/sp_probe_cost.c" "$WORK/pcbuild/"
+printf 'obj-m := sp_probe_cost.o\nccflags-y := -Werror\n' >"$WORK/pcbuild/Kbuild"
+make -s -C "$KDIR" "${KMAKE[@]}" M="$(cd "$WORK/pcbuild" && pwd)" modules >"$WORK/pcbuild.log" 2>&1 ||
+	{ cat "$WORK/pcbuild.log"; die "sp_probe_cost.ko build"; }
 echo "== building the static workload"
 "$CC" -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
 	-o "$WORK/root/spw" "$HERE/sp_kmod_workload.c" || die "workload build"
@@ -165,7 +187,7 @@ cp "$HERE/guest-interface.sh" "$HERE/guest-attempts.sh" "$WORK/root/"
 chmod 755 "$WORK/root/guest-attempts.sh"
 cp "$BUSYBOX" "$WORK/root/bin/busybox"
 ln -s busybox "$WORK/root/bin/sh"
-cp "$WORK/kbuild/superpass.ko" "$WORK/root/"
+cp "$WORK/kbuild/superpass.ko" "$WORK/pcbuild/sp_probe_cost.ko" "$WORK/root/"
 cp "$HERE/guest-init.sh" "$WORK/root/init"
 chmod +x "$WORK/root/init"
 # The guest tells from the kernel's config which checks mean something
@@ -192,13 +214,16 @@ echo "== booting $KVER under qemu (${ACCEL[*]}), ${SECS}s per run, timeout ${TIM
 set +e
 timeout --kill-after=10 "$TIMEOUT" "${QEMU[@]}" "${ACCEL[@]}" -smp 2 -m 1G \
 	-kernel "$BOOT/vmlinuz-$KVER" -initrd "$WORK/initramfs.cpio.gz" \
-	-append "console=$CONSOLE loglevel=4 panic=-1 oops=panic sp_seconds=$SECS sp_mm=$MMSC" \
+	-append "console=$CONSOLE loglevel=4 panic=-1 oops=panic sp_seconds=$SECS sp_mm=$MMSC$EXTRA_APPEND" \
 	-nographic -no-reboot -monitor none -serial stdio -display none \
 	</dev/null >"$WORK/console.log" 2>&1
 rc=$?
 set -e
 tr -d '\r' <"$WORK/console.log" >"$WORK/console.txt"
 grep -E "^SPT" "$WORK/console.txt" >"$WORK/spt.txt" || true
+for sc in $SCENARIOS; do
+	[ -z "$TRACE_MS" ] || sed -n "s/^SPT $sc trace //p" "$WORK/spt.txt" >"$WORK/trace-$sc.txt"
+done
 [ $rc -ne 124 ] && [ $rc -ne 137 ] || { tail -40 "$WORK/console.txt"; die "guest timed out after ${TIMEOUT}s"; }
 grep -q "^SPT_DONE" "$WORK/spt.txt" || { tail -60 "$WORK/console.txt"; die "guest did not finish (qemu rc $rc)"; }
 
@@ -213,7 +238,7 @@ want() { # a check that must be reported PASS
 		echo "FAIL $1"; fails=$((fails + 1))
 	fi
 }
-for c in dmesg_clean load_readers_off config_reader_tracking_off config_set_fifo_prio \
+for c in pcost_insmod pcost_rmmod dmesg_clean load_readers_off config_reader_tracking_off config_set_fifo_prio \
 	config_depth_is_load_time config_readers_need_hooks mark_pid_marks_threads unmark_pid \
 	unknown_tid_rejected rmmod_readers_off cycles_under_load \
 	cli_status cli_config_set cli_config_load_time cli_config_unknown_key cli_config_refused \
@@ -277,6 +302,14 @@ for sc in $SCENARIOS; do
 	bad=$(fig module _STATS bad_events)
 	if [ "${bad:-x}" = 0 ]; then echo "ok   ${sc}_no_bad_events"; else echo "FAIL ${sc}_no_bad_events (${bad:-missing})"; fails=$((fails + 1)); fi
 done
+# The probe-cost loop contended in every run (else its figures mean
+# nothing), and with its threads marked the module saw their waits.
+pc_runs=$(grep -cE "^SPT pcost (base|idle|marked) " "$WORK/spt.txt" || true)
+pc_dry=$(awk '$2 == "pcost" && ($3 == "base" || $3 == "idle" || $3 == "marked") && $10 + 0 == 0' "$WORK/spt.txt" | wc -l)
+if [ "$pc_runs" = 18 ] && [ "$pc_dry" = 0 ]; then echo "ok   pcost_contended ($pc_runs runs)"; else echo "FAIL pcost_contended (runs $pc_runs of 18, without contention $pc_dry)"; fails=$((fails + 1)); fi
+pc_blk=$(sed -n 's/^SPT pcost stats detect_blocks //p' "$WORK/spt.txt")
+pc_mk=$(sed -n 's/^SPT pcost marked_threads //p' "$WORK/spt.txt")
+if [ "${pc_mk:-0}" = 2 ] && [ "${pc_blk:-0}" -gt 0 ]; then echo "ok   pcost_marked_seen ($pc_blk blockings)"; else echo "FAIL pcost_marked_seen (marked ${pc_mk:-?}, blockings ${pc_blk:-?})"; fails=$((fails + 1)); fi
 if grep -qE "SPW_CHECK .* FAIL|^SPT_CHECK .* FAIL" "$WORK/spt.txt"; then
 	grep -E "SPW_CHECK .* FAIL|^SPT_CHECK .* FAIL" "$WORK/spt.txt"
 	fails=$((fails + 1))
@@ -305,7 +338,7 @@ for sc in $SCENARIOS; do
 	for k in blockings blocking_p50_ns blocking_p99_ns blocking_p999_ns grants expiries \
 		throttles ends_throttle grants_refused owner_updates deadlocks stale_events bad_events \
 		acquires releases detect_blocks detect_rereports detect_no_owner reader_hook_arms \
-		detect_lock_expiries reader_overflows detect_reader_events detect_reader_hints \
+		detect_lock_expiries reader_overflows detect_reader_events detect_reader_hints detect_hidden_readers \
 		act_boosts act_restores worker_ticks queue_pushes queue_dups detect_unlocks \
 		detect_unlock_hints detect_unlock_busy; do
 		printf "%s module stats %s %s\n" $sc $k "$(sed -n "s/^SPT $sc module SPW_STATS $k //p" "$WORK/spt.txt" | head -1)"
@@ -316,6 +349,41 @@ for k in micro_fault_ns micro_write_ns; do
 	m=$(sed -n "s/^SPT micro loaded SPW $k //p" "$WORK/spt.txt" | head -1)
 	echo "probe cost, no contention: $k without module ${b:-?}, loaded (nothing marked) ${m:-?}"
 done
+# Probe cost: per kind and mode the fastest and the median of the three
+# runs, the ratio of the fastest to the fastest without the module, and
+# the ns added per contended acquisition (elapsed / contended, fastest
+# run, minus the same without the module).
+echo "probe cost per contention event (sp_probe_cost.ko, 2 kthreads on one CPU; each contended acquisition:"
+echo "  contention_begin x2 (mutex) or x1 (rwsem), contention_end, a slow-path release; min/median of 3 runs)"
+for kind in mutex rwsem; do
+	for mode in base idle marked; do
+		awk -v k=$kind -v m=$mode '$2 == "pcost" && $3 == m && $4 == k { print $8, $10, $6 }' "$WORK/spt.txt"
+	done | awk -v k=$kind '
+		{ mode = NR <= 3 ? "base" : NR <= 6 ? "idle" : "marked"; ns[NR] = $1; c[NR] = $2; it = $3 }
+		END {
+			if (NR != 9) { print "probe cost " k ": incomplete (" NR " of 9 runs)"; exit }
+			for (g = 0; g < 3; g++) {
+				# sort the three runs of group g by elapsed ns
+				for (i = 1; i <= 3; i++) { a[i] = ns[g * 3 + i]; b[i] = c[g * 3 + i] }
+				for (i = 1; i <= 3; i++) for (j = i + 1; j <= 3; j++)
+					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t; t = b[i]; b[i] = b[j]; b[j] = t }
+				min[g] = a[1]; med[g] = a[2]; per[g] = b[1] ? a[1] / b[1] : 0; cont[g] = b[1]
+			}
+			split("base idle marked", name, " ")
+			# Per event only while the loop still contends on (nearly)
+			# every acquisition: a fast-tracked holder may run several
+			# turns alone, and then the loop measures something else.
+			for (g = 0; g < 3; g++) {
+				printf "probe cost %s %-6s iters %d contended %d ns min %d median %d ratio %.3f", \
+					k, name[g + 1], it, cont[g], min[g], med[g], min[0] ? min[g] / min[0] : 0
+				if (cont[g] >= 1.8 * it)
+					printf " ns/event %.0f added %+.0f\n", per[g], per[g] - per[0]
+				else
+					printf " ns/event n/a (contended on %d of %d acquisitions)\n", cont[g], 2 * it
+			}
+		}'
+done
+sed -n 's/^SPT pcost stats /probe cost, marked: superpass stats /p' "$WORK/spt.txt"
 sed -n 's/^SPT note /note: /p' "$WORK/spt.txt"
 echo "console log: $WORK/console.txt"
 [ $fails -eq 0 ] || die "$fails check(s) failed"

@@ -69,6 +69,11 @@ static const char *scenario = "inode";
 static unsigned int seconds = 6;
 static bool with_module;
 static bool no_mark;       /* module loaded, nothing marked: probe overhead */
+/* --trace-long MS: the first critical operation over MS ms writes a marker
+ * into the guest's ftrace buffer and stops tracing, so that what the
+ * scheduler and the lock events did during it can be read afterwards. */
+static unsigned int trace_long_ms;
+static int trace_marker_fd = -1, tracing_on_fd = -1;
 static int failures;
 
 static atomic_bool stop_all, stop_crit;
@@ -79,6 +84,10 @@ static struct {
 } hog_iters[NR_HOGS];
 static atomic_int holder_tids[NR_HOLDERS];
 static atomic_ulong holder_work;   /* KiB written or pages faulted/populated */
+/* The holders' lock-taking calls (one pwrite/write/madvise, one section of
+ * the contended lock; faults: one pass over the region): count, total and
+ * longest, in ns, including any time the holder was preempted inside. */
+static atomic_ulong holder_calls, holder_call_ns, holder_call_max_ns;
 static int data_fd = -1;
 
 static uint64_t *samples;
@@ -143,6 +152,17 @@ static unsigned long hog_total(void)
 	return sum;
 }
 
+static void holder_call_done(uint64_t t0)
+{
+	unsigned long ns = (unsigned long)(now_ns() - t0);
+	unsigned long max = atomic_load_explicit(&holder_call_max_ns, memory_order_relaxed);
+
+	atomic_fetch_add_explicit(&holder_calls, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&holder_call_ns, ns, memory_order_relaxed);
+	while (ns > max && !atomic_compare_exchange_weak(&holder_call_max_ns, &max, ns))
+		;
+}
+
 static void *holder_main(void *arg)
 {
 	long idx = (long)arg;
@@ -156,10 +176,13 @@ static void *holder_main(void *arg)
 		buf = malloc(BIG_WRITE);
 		memset(buf, 'h', BIG_WRITE);
 		while (!atomic_load(&stop_all)) {
+			uint64_t t0 = now_ns();
+
 			if (fpos ? (lseek(data_fd, 0, SEEK_SET) < 0 ||
 				    write(data_fd, buf, BIG_WRITE) < 0) :
 				   pwrite(data_fd, buf, BIG_WRITE, 0) < 0)
 				break;
+			holder_call_done(t0);
 			atomic_fetch_add_explicit(&holder_work, BIG_WRITE >> 10,
 						  memory_order_relaxed);
 		}
@@ -171,9 +194,12 @@ static void *holder_main(void *arg)
 		if (buf == MAP_FAILED)
 			return NULL;
 		while (!atomic_load(&stop_all)) {
+			uint64_t t0 = now_ns();
+
 			/* Each call is one mmap_read_lock() section. */
 			if (madvise(buf, POPULATE_REGION, MADV_POPULATE_WRITE))
 				break;
+			holder_call_done(t0);
 			atomic_fetch_add_explicit(&holder_work, POPULATE_REGION >> 12,
 						  memory_order_relaxed);
 			madvise(buf, POPULATE_REGION, MADV_DONTNEED);
@@ -186,8 +212,11 @@ static void *holder_main(void *arg)
 		if (buf == MAP_FAILED)
 			return NULL;
 		while (!atomic_load(&stop_all)) {
+			uint64_t t0 = now_ns();
+
 			for (size_t off = 0; off < FAULT_REGION; off += 4096)
 				buf[off] = 1;  /* a page fault: mmap_lock read */
+			holder_call_done(t0);
 			atomic_fetch_add_explicit(&holder_work, FAULT_REGION >> 12,
 						  memory_order_relaxed);
 			madvise(buf, FAULT_REGION, MADV_DONTNEED);
@@ -242,6 +271,24 @@ static bool tid_dropped(pid_t tid, unsigned int ms)
 	return true;
 }
 
+/* The marker gives the operation's bounds in the trace clock (mono, set
+ * by guest-init.sh), then tracing stops: the buffer ends with this op. */
+static void trace_stop(uint64_t t0, uint64_t t1)
+{
+	char text[128];
+	int n = snprintf(text, sizeof(text), "SPLONG tid %d start %llu.%06llu end %llu.%06llu ms %llu\n",
+			 gettid_(), (unsigned long long)(t0 / 1000000000ull),
+			 (unsigned long long)(t0 % 1000000000ull / 1000),
+			 (unsigned long long)(t1 / 1000000000ull),
+			 (unsigned long long)(t1 % 1000000000ull / 1000),
+			 (unsigned long long)((t1 - t0) / 1000000));
+
+	if (write(trace_marker_fd, text, (size_t)n) < 0 || write(tracing_on_fd, "0", 1) < 0)
+		perror("trace stop");
+	close(tracing_on_fd);
+	tracing_on_fd = -1;
+}
+
 static void *crit_main(void *arg)
 {
 	char small[SMALL_WRITE];
@@ -278,6 +325,8 @@ static void *crit_main(void *arg)
 		t1 = now_ns();
 		if (record && nr_samples < MAX_SAMPLES)
 			samples[nr_samples++] = t1 - t0;
+		if (record && tracing_on_fd >= 0 && t1 - t0 >= trace_long_ms * 1000000ull)
+			trace_stop(t0, t1);
 		nanosleep(&period, NULL);
 	}
 	return NULL;
@@ -404,8 +453,10 @@ int main(int argc, char **argv)
 			no_mark = true;
 		else if (!strcmp(argv[i], "--micro"))
 			scenario = "micro";
+		else if (!strcmp(argv[i], "--trace-long") && i + 1 < argc)
+			trace_long_ms = (unsigned int)atoi(argv[++i]);
 		else {
-			fprintf(stderr, "usage: %s [--scenario inode|mmap|populate|fpos] [--seconds N] [--module [--no-mark]] | --micro\n",
+			fprintf(stderr, "usage: %s [--scenario inode|mmap|populate|fpos] [--seconds N] [--module [--no-mark]] [--trace-long MS] | --micro\n",
 				argv[0]);
 			return 2;
 		}
@@ -423,6 +474,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(scenario, "micro"))
 		return micro();
+	if (trace_long_ms) {
+		trace_marker_fd = open("/sys/kernel/tracing/trace_marker", O_WRONLY);
+		tracing_on_fd = open("/sys/kernel/tracing/tracing_on", O_WRONLY);
+		if (trace_marker_fd < 0 || tracing_on_fd < 0) {
+			perror("--trace-long: /sys/kernel/tracing");
+			return 2;
+		}
+	}
 	printf("SPW scenario %s module %d seconds %u\n", scenario, with_module, seconds);
 
 	for (long i = 0; i < NR_HOLDERS; i++)
@@ -482,6 +541,14 @@ int main(int argc, char **argv)
 	printf("SPW holder_work_per_s %.0f\n",
 	       (double)(work_end - work_start) / ((double)(t_end - t_start) / 1e9));
 	printf("SPW measured_s %.2f\n", (double)(t_end - t_start) / 1e9);
+	{
+		unsigned long calls = atomic_load(&holder_calls);
+
+		printf("SPW holder_calls %lu\n", calls);
+		printf("SPW holder_call_avg_us %.1f\n",
+		       calls ? (double)atomic_load(&holder_call_ns) / (double)calls / 1e3 : 0.0);
+		printf("SPW holder_call_max_us %.1f\n", (double)atomic_load(&holder_call_max_ns) / 1e3);
+	}
 	printf("SPW failures %d\n", failures);
 	fflush(stdout);
 	close(data_fd);
