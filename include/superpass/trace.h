@@ -22,7 +22,8 @@
  *    blocker that was itself blocked leads to the next thread of the chain.
  *
  * Functions return 0 (or a count) on success and a negative errno value on
- * failure. Nothing here is thread-safe: use one analysis per thread.
+ * failure. Nothing here is thread-safe: use one analysis per thread (the
+ * reader's own threads never call back).
  * Unlike the core, this library uses libc, stdio and floating point.
  */
 #ifndef SUPERPASS_TRACE_H
@@ -184,7 +185,11 @@ int64_t sp_trace_read_dat(const char *path, sp_trace_event_fn fn, void *ctx,
 /* Opens @path ("-" is stdin), tells a .dat from text (gzip-compressed
  * text too; a compressed .dat is unpacked to a temporary file)
  * and reads it. -ENOENT and the like when it cannot be opened, -EINVAL
- * for a file that is neither. */
+ * for a file that is neither. Plain text in a regular file is read from a
+ * mapping, and from 4 MiB up parsed on several threads (the environment's
+ * SUPERPASS_TRACE_THREADS=N, 1 for none; default the CPUs online, at most
+ * 8): @fn still runs on the calling thread, in the file's order, with the
+ * same events and diagnostics as on one thread. */
 int64_t sp_trace_read_file(const char *path, sp_trace_event_fn fn, void *ctx,
 			   struct sp_trace_diag *d);
 

@@ -14,12 +14,6 @@
 #define SP_TRACE_NR_FUTEX 240
 #else
 #define SP_TRACE_NR_FUTEX 202
-/* sp_trace_parse_line, told whether the line holds a NUL byte (@nul 1 or
- * 0: its caller scanned for them) or not (-1: it looks). */
-__attribute__((visibility("hidden"))) int sptr_parse_line(const char *line, size_t len,
-							  struct sp_trace_event *ev,
-							  const char **why, int nul);
-
 #endif
 
 /* What every reader does with a parsed event: orders it, counts it, hands
@@ -41,5 +35,38 @@ int sp_trace_sink_put(struct sp_trace_sink *s, struct sp_trace_event *ev, uint64
 __attribute__((visibility("hidden"))) int sptr_parse_line(const char *line, size_t len,
 							  struct sp_trace_event *ev,
 							  const char **why, int nul);
+
+#define SP_TRACE_LINE_MAX (64u * 1024u)
+#define SPTR_HIDDEN __attribute__((visibility("hidden")))
+
+/* One line of text, classified: rc as sptr_parse_line's, or TOO_LONG. */
+#define SPTR_LINE_TOO_LONG (-(1 + SP_TRSK_TOO_LONG)) /* a value parse_line never gives */
+struct sptr_line {
+	struct sp_trace_event ev;
+	const char *p;   /* the line, in the caller's buffer */
+	size_t len;
+	const char *why; /* static */
+	int rc;
+};
+SPTR_HIDDEN void sptr_line_classify(struct sptr_line *l, const char *p, size_t len, int nul);
+SPTR_HIDDEN int sptr_line_apply(struct sp_trace_sink *sink, struct sp_trace_diag *d,
+				struct sptr_line *l, int64_t *delivered);
+SPTR_HIDDEN void sptr_header_line(struct sp_trace_diag *d, const char *p, size_t n);
+
+/* Where the NUL bytes are, looked for a window at a time ahead of the lines
+ * (one memchr per window, not one per line): the first NUL in [from, to)
+ * is at nul, or there is none when nul is NULL. */
+struct sptr_nuls {
+	const char *from, *to, *nul, *end;
+};
+SPTR_HIDDEN bool sptr_nul_in(struct sptr_nuls *z, const char *p, const char *e);
+
+/* A plain file in memory, on this thread (sp_trace_read.c), and split into
+ * chunks parsed on several (sp_trace_par.c: the same lines, verdicts and
+ * order). */
+SPTR_HIDDEN int64_t sptr_read_mem(const char *buf, size_t size, sp_trace_event_fn fn, void *ctx,
+				  struct sp_trace_diag *d);
+SPTR_HIDDEN int64_t sptr_read_mem_parallel(const char *buf, size_t size, sp_trace_event_fn fn,
+					   void *ctx, struct sp_trace_diag *d);
 
 #endif

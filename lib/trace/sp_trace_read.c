@@ -120,7 +120,7 @@ static ssize_t src_read(struct src *s, char *buf, size_t cap)
 	return (ssize_t)n;
 }
 
-static void header_line(struct sp_trace_diag *d, const char *p, size_t n)
+void sptr_header_line(struct sp_trace_diag *d, const char *p, size_t n)
 {
 	const char *q;
 	char tmp[256];
@@ -141,7 +141,6 @@ static void header_line(struct sp_trace_diag *d, const char *p, size_t n)
 	}
 }
 
-#define SP_TRACE_LINE_MAX (64u * 1024u)
 #define SP_TRACE_BUF (1u << 20)
 
 static int64_t read_src(struct src *src, sp_trace_event_fn fn, void *ctx, struct sp_trace_diag *d)
@@ -214,7 +213,7 @@ static int64_t read_src(struct src *src, sp_trace_event_fn fn, void *ctx, struct
 				} else if (rc == 0) {
 					d->comments++;
 					if (len && (*p == '#' || *p == 'c'))
-						header_line(d, p, len);
+						sptr_header_line(d, p, len);
 				} else {
 					sp_trace_diag_note(d, (unsigned)(-rc - 1), d->lines, why);
 				}
@@ -233,46 +232,55 @@ static int64_t read_src(struct src *src, sp_trace_event_fn fn, void *ctx, struct
 	return delivered;
 }
 
-/* One line of text at @p (@len bytes, no newline) numbered d->lines + 1:
- * what read_src does with it. 1 to stop (with *stop set), else 0. */
-static inline int one_line(struct sp_trace_sink *sink, struct sp_trace_diag *d, const char *p,
-			   size_t len, int nul, int64_t *delivered)
+/* What one line is (sptr_line_classify) and what the reader does with it
+ * (sptr_line_apply): split so that the parallel reader can classify on
+ * other threads and apply in order on the caller's. */
+void sptr_line_classify(struct sptr_line *l, const char *p, size_t len, int nul)
 {
-	struct sp_trace_event ev;
-	const char *why;
-	int rc;
-
-	d->lines++;
+	l->p = p;
+	l->len = len;
+	l->why = NULL;
 	if (len > SP_TRACE_LINE_MAX) {
-		sp_trace_diag_note(d, SP_TRSK_TOO_LONG, d->lines, NULL);
-		return 0;
+		l->rc = SPTR_LINE_TOO_LONG;
+		return;
 	}
-	rc = sptr_parse_line(p, len, &ev, &why, nul);
-	if (rc > 0) {
-		if (sp_trace_sink_put(sink, &ev, d->lines))
+	l->rc = sptr_parse_line(p, len, &l->ev, &l->why, nul);
+}
+
+/* The line is numbered d->lines + 1. 1 to stop (sink->stop set), else 0. */
+int sptr_line_apply(struct sp_trace_sink *sink, struct sp_trace_diag *d, struct sptr_line *l,
+		    int64_t *delivered)
+{
+	d->lines++;
+	if (l->rc == SPTR_LINE_TOO_LONG) {
+		sp_trace_diag_note(d, SP_TRSK_TOO_LONG, d->lines, NULL);
+	} else if (l->rc > 0) {
+		if (sp_trace_sink_put(sink, &l->ev, d->lines))
 			return 1;
 		(*delivered)++;
-	} else if (rc == 0) {
+	} else if (l->rc == 0) {
 		d->comments++;
-		if (len && (*p == '#' || *p == 'c'))
-			header_line(d, p, len);
+		if (l->len && (*l->p == '#' || *l->p == 'c'))
+			sptr_header_line(d, l->p, l->len);
 	} else {
-		sp_trace_diag_note(d, (unsigned)(-rc - 1), d->lines, why);
+		sp_trace_diag_note(d, (unsigned)(-l->rc - 1), d->lines, l->why);
 	}
 	return 0;
 }
 
-/* Where the NUL bytes are, looked for a window at a time ahead of the lines
- * (one memchr per window, not one per line): the first NUL in [from, to)
- * is at nul, or there is none when nul is NULL. */
-struct nuls {
-	const char *from, *to, *nul, *end;
-};
+static inline int one_line(struct sp_trace_sink *sink, struct sp_trace_diag *d, const char *p,
+			   size_t len, int nul, int64_t *delivered)
+{
+	struct sptr_line l;
+
+	sptr_line_classify(&l, p, len, nul);
+	return sptr_line_apply(sink, d, &l, delivered);
+}
 
 #define SP_TRACE_NUL_WINDOW (256u * 1024u)
 
 /* Whether [p, e) holds a NUL; p never goes back. */
-static inline bool nul_in(struct nuls *z, const char *p, const char *e)
+bool sptr_nul_in(struct sptr_nuls *z, const char *p, const char *e)
 {
 	if (z->nul && z->nul < p) { /* passed: look again from p */
 		z->from = z->to = p;
@@ -293,12 +301,12 @@ static inline bool nul_in(struct nuls *z, const char *p, const char *e)
 
 /* A plain file mapped whole: lines found in place, nothing copied. The
  * same lines, numbers and verdicts as read_src. */
-static int64_t read_mem(const char *buf, size_t size, sp_trace_event_fn fn, void *ctx,
-			struct sp_trace_diag *d)
+int64_t sptr_read_mem(const char *buf, size_t size, sp_trace_event_fn fn, void *ctx,
+		      struct sp_trace_diag *d)
 {
 	struct sp_trace_sink sink = { .fn = fn, .ctx = ctx, .d = d };
 	const char *p = buf, *end = buf + size;
-	struct nuls z = { .from = buf, .to = buf, .nul = NULL, .end = end };
+	struct sptr_nuls z = { .from = buf, .to = buf, .nul = NULL, .end = end };
 	int64_t delivered = 0;
 
 	d->bytes += size;
@@ -312,7 +320,7 @@ static int64_t read_mem(const char *buf, size_t size, sp_trace_event_fn fn, void
 		} else {
 			len = (size_t)(nl - p);
 		}
-		if (one_line(&sink, d, p, len, nul_in(&z, p, p + len), &delivered))
+		if (one_line(&sink, d, p, len, sptr_nul_in(&z, p, p + len), &delivered))
 			return sink.stop;
 		if (!nl)
 			break;
@@ -404,7 +412,7 @@ int64_t sp_trace_read_file(const char *path, sp_trace_event_fn fn, void *ctx,
 
 		if (!map_file(fd, &m, &size)) {
 			close(fd);
-			rc = read_mem(m, size, fn, ctx, d);
+			rc = sptr_read_mem_parallel(m, size, fn, ctx, d);
 			munmap((void *)m, size);
 			goto done;
 		}

@@ -366,12 +366,98 @@ static void test_mapped_same_as_stream(void **state)
 	free(gz);
 }
 
+/* Stops the read at its 30000th event. */
+static int hash_until(void *ctx, const struct sp_trace_event *ev)
+{
+	struct ev_hash *x = ctx;
+
+	hash_event(ctx, ev);
+	return x->n == 30000 ? 42 : 0;
+}
+
+/* A file large enough to be parsed on several threads (chunks of 1 MiB):
+ * the same events in the same order, the same line numbers and
+ * diagnostics as on one, bad lines and a line longer than the limit
+ * across a chunk boundary included, and the same stop. */
+static void test_parallel_same_as_one_thread(void **state)
+{
+	char *p = tmp_path("parallel"), *gz = fixture("lockpair-record.trace.gz");
+	static const char bad[] = "a\0b NUL inside\n\x01\x02 control bytes\n"
+				  "  x-1 [000] d..2.  9.000003: sched_switch: prev_comm=a prev_pid=1\n"
+				  "# a comment\n\n";
+	static const char tail[] = "  x-1 [000] d..2.  9.0: sched_waking: comm=cut pid=";
+	static char one[1 << 18];
+	size_t len = 0, n1, cap = 8u << 20;
+	char *text = malloc(cap);
+	const char *threads[] = { "1", "2", "3", "8" };
+	struct sp_trace_diag d[4];
+	struct ev_hash h[4];
+	int64_t rc[4];
+	gzFile z;
+
+	(void)state;
+	assert_non_null(text);
+	z = gzopen(gz, "rb");
+	assert_non_null(z);
+	n1 = (size_t)gzread(z, one, sizeof(one));
+	gzclose(z);
+	assert_true(n1 > 1000);
+	for (int i = 0; len + n1 + 80000 < 6u << 20; i++) {
+		memcpy(text + len, one, n1);
+		len += n1;
+		if (i % 7 == 3) {
+			memcpy(text + len, bad, sizeof(bad) - 1);
+			len += sizeof(bad) - 1;
+		}
+		if (len > (1u << 20) && len < (1u << 20) + n1 + 200) { /* across the boundary */
+			memset(text + len, 'y', 70000);
+			text[len + 70000] = '\n';
+			len += 70001;
+		}
+	}
+	memcpy(text + len, tail, sizeof(tail) - 1);
+	len += sizeof(tail) - 1;
+	write_file(p, text, len);
+	for (int i = 0; i < 4; i++) {
+		setenv("SUPERPASS_TRACE_THREADS", threads[i], 1);
+		sp_trace_diag_init(&d[i]);
+		h[i] = (struct ev_hash){ 14695981039346656037ull, 0 };
+		rc[i] = sp_trace_read_file(p, hash_event, &h[i], &d[i]);
+		assert_true(rc[i] > 30000);
+	}
+	assert_true(d[0].truncated && d[0].skipped[SP_TRSK_TOO_LONG] == 1 &&
+		    d[0].skipped[SP_TRSK_BINARY] > 2 && d[0].skipped[SP_TRSK_OUT_OF_ORDER] > 2 &&
+		    d[0].skipped[SP_TRSK_MISSING_FIELD] > 2);
+	for (int i = 1; i < 4; i++) {
+		assert_int_equal(rc[i], rc[0]);
+		assert_int_equal(h[i].n, h[0].n);
+		assert_true(h[i].h == h[0].h);
+		assert_memory_equal(&d[i], &d[0], sizeof(d[0]));
+	}
+	for (int i = 0; i < 4; i++) { /* a callback that stops the read */
+		setenv("SUPERPASS_TRACE_THREADS", threads[i], 1);
+		sp_trace_diag_init(&d[i]);
+		h[i] = (struct ev_hash){ 14695981039346656037ull, 0 };
+		rc[i] = sp_trace_read_file(p, hash_until, &h[i], &d[i]);
+		assert_int_equal(rc[i], 42);
+		assert_int_equal(h[i].n, 30000);
+		assert_true(h[i].h == h[0].h);
+		assert_memory_equal(&d[i], &d[0], sizeof(d[0]));
+	}
+	unsetenv("SUPERPASS_TRACE_THREADS");
+	unlink(p);
+	free(p);
+	free(gz);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_text), cmocka_unit_test(test_dat),
 		cmocka_unit_test(test_report_matches_dat), cmocka_unit_test(test_json_chrome_svg),
 		cmocka_unit_test(test_bad_files), cmocka_unit_test(test_mapped_same_as_stream),
+		cmocka_unit_test(test_parallel_same_as_one_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,7 +18,7 @@ tar -xzf "$here/corpus-min.tar.gz" -C "$out/corpus"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-I "$root/include" -I "$root/lib/os" -I "$root/lib/core" -I "$root/lib/trace" \
 	"$here/fuzz_trace_text.c" "$root"/lib/trace/sp_trace_*.c "$root/lib/core/sp_hist.c" \
-	$(pkg-config --cflags --libs libtracecmd json-c zlib) -lm -o "$out/fuzz_trace_text"
+	$(pkg-config --cflags --libs libtracecmd json-c zlib) -pthread -lm -o "$out/fuzz_trace_text"
 # libtraceevent's own leaks are not looked at: the .dat reader is not fuzzed here
 cd "$out"
 LSAN_OPTIONS=suppressions=$here/../lsan.supp \
