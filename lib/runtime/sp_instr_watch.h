@@ -102,9 +102,11 @@ static inline void sp_iw_read_acquired(const void *lock)
 	struct sp_iw_thread *t = &sp_iw_self;
 	uint32_t n = t->n;
 
-	/* Not listed yet, passthrough, or full: lim says all three. */
+	/* Not listed yet, passthrough, or full: lim says all three; the
+	 * passthrough test inline, so that it stays a plain glibc call. */
 	if (__builtin_expect(n >= t->lim, 0)) {
-		sp_iw_read_acquired_slow(lock);
+		if (t->reg >= 0)
+			sp_iw_read_acquired_slow(lock);
 		return;
 	}
 	/* Relaxed: a scanner's membarrier orders this store before its scan,
