@@ -233,6 +233,13 @@ static int drop_root_like_setpriv(void)
 	d[1].effective = d[1].permitted;
 	if (capset(&h, d) != 0) /* glibc's wrapper: this thread only */
 		return 1;
+	/* Joined means gone, but a joined thread can still be listed for a
+	 * moment: qemu-user wakes the joiner (clear_child_tid) before its
+	 * host thread has exited. A worker that was not stopped lives on for
+	 * its 250 ms idle time, so 100 ms of looking still tells the two
+	 * apart. */
+	for (int i = 0; i < 1000 && workers(); i++)
+		nap(); /* 100 µs */
 	printf("workers_after_setresuid=%d\n", workers());
 	contend(); /* a worker again, created with the new credentials */
 	if (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0)
