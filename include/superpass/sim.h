@@ -216,6 +216,12 @@ struct sp_sim_opts {
 	uint64_t budget_ns;       /* superpass grant budget (default 20 ms); UINT64_MAX: none */
 	uint64_t tick_ns;         /* superpass tick period while needed (0: 1 ms) */
 	int fifo_prio;            /* RT priority of a fast track and of rt-ui (0: 1) */
+	/* superpass: from the core's fast-track call to the thread running in
+	 * the RT class, as the runtime's worker takes to wake and call
+	 * sched_setattr (sp_sim_opts_default: SP_SIM_DEFAULT_BOOST_LATENCY_NS;
+	 * 0: at once). A restore acts at once (a thread that lets go of the
+	 * lock lowers itself). */
+	uint64_t boost_latency_ns;
 	/* Tasks made critical by name (NULL-terminated; NULL: none beyond
 	 * the workload's own). */
 	const char *const *critical;
@@ -226,6 +232,10 @@ struct sp_sim_opts {
 #define SP_SIM_DEFAULT_CPUS 2u
 #define SP_SIM_DEFAULT_DURATION_NS (10ull * 1000 * 1000 * 1000)
 #define SP_SIM_DEFAULT_SLICE_NS (3ull * 1000 * 1000)
+/* The runtime's boost latency on the machine this was measured on (README,
+ * "Offline: superpass sim"): the P50 of `superpass bench`'s boost_us, from
+ * a critical wait to the holder running in SCHED_FIFO. */
+#define SP_SIM_DEFAULT_BOOST_LATENCY_NS (150ull * 1000)
 
 struct sp_sim_thread_stats {
 	char name[32];          /* task name, "-N" appended for instance N > 0 */

@@ -303,6 +303,7 @@ void sp_sim_opts_default(struct sp_sim_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->seed = 1;
+	o->boost_latency_ns = SP_SIM_DEFAULT_BOOST_LATENCY_NS;
 }
 
 static const char *const sp_policy_names[SP_SIM_POL_NR] = {
@@ -469,6 +470,9 @@ static void sp_event(struct sim *s, const struct sev *e)
 		break;
 	case EV_TICK:
 		pol_tick(s);
+		break;
+	case EV_BOOST:
+		pol_boost_due(s, &s->th[e->a], e->gen);
 		break;
 	case EV_BALANCE:
 		sched_balance(s);

@@ -59,6 +59,7 @@ struct sth {
 	int eff;                 /* effective RT priority, 0: fair */
 	bool rr;
 	bool sp_boost, ux_boost, ux_new;
+	uint32_t boost_gen;      /* superpass: a pending EV_BOOST is this one's */
 	int pi_prio;
 	int64_t v, deadline, vlag;
 	uint64_t vrem;
@@ -121,7 +122,7 @@ struct sev {
 	int32_t a;
 };
 
-enum { EV_START = 1, EV_WAKE, EV_TICK, EV_BALANCE };
+enum { EV_START = 1, EV_WAKE, EV_TICK, EV_BALANCE, EV_BOOST };
 
 struct stimer {
 	bool init;
@@ -198,6 +199,7 @@ void pol_exit(struct sim *s, struct sth *t);
 void pol_tick(struct sim *s);
 void pol_pi_update(struct sim *s, int owner, int depth);
 void pol_lock_changed(struct sim *s);
+void pol_boost_due(struct sim *s, struct sth *t, uint32_t gen);
 
 #pragma GCC visibility pop
 

@@ -7,9 +7,11 @@
  * lock event to the core as it happens, the core's clock is the simulated
  * one, and its actuator is the recording host's queued model
  * (include/superpass/rec_host.h): fast_track/restore queue the tid, and
- * the worker (sp_rec_host_run, called right after each core call, so an
- * actuation costs no simulated time) applies sp_task_boosted(): a boosted
- * thread runs in the RT class at fifo_prio. The core is ticked every
+ * the worker (sp_rec_host_run, called right after each core call) applies
+ * sp_task_boosted(): a boosted thread runs in the RT class at fifo_prio,
+ * boost_latency_ns later (what the real worker takes to wake and call
+ * sched_setattr), a restored one at once (a releasing thread lowers
+ * itself, as the runtime's does). The core is ticked every
  * tick_ns while sp_core_needs_tick(), as the runtime's watchdog does.
  */
 #include <errno.h>
@@ -58,7 +60,23 @@ static void sp_on_change(struct sp_rec_host *h, sp_tid_t tid, bool boosted)
 	if (!s || tid < 1 || tid > s->nth)
 		return;
 	t = &s->th[tid - 1];
+	t->boost_gen++; /* a boost still on its way is void */
+	if (boosted && s->o->boost_latency_ns) {
+		/* The runtime's worker has yet to wake and call sched_setattr:
+		 * the fast track acts boost_latency_ns later, if the core still
+		 * wants it then. */
+		sim_push(s, s->now + s->o->boost_latency_ns, EV_BOOST, t->idx, t->boost_gen);
+		return;
+	}
 	t->sp_boost = boosted;
+	sched_set_eff(s, t);
+}
+
+void pol_boost_due(struct sim *s, struct sth *t, uint32_t gen)
+{
+	if (!s->host || gen != t->boost_gen || !sp_rec_host_is_boosted(s->host, sp_tid(t)))
+		return;
+	t->sp_boost = true;
 	sched_set_eff(s, t);
 }
 

@@ -637,6 +637,77 @@ static void test_superpass_restores_everything(void **state)
 	}
 }
 
+/* ---- superpass: the runtime's boost latency ---- */
+struct boost_gap {
+	uint64_t block_t, min_gap;
+	bool pending;
+	int raises;
+};
+
+/* From each blocking of the critical thread (thread 0) to the first
+ * fast track the simulator applies for it. */
+static void gap_trace(void *ctx, const struct sp_sim_trace *e)
+{
+	struct boost_gap *g = ctx;
+
+	if (e->type == SP_SIM_TR_BLOCK && e->thread == 0) {
+		g->block_t = e->t;
+		g->pending = true;
+	} else if (e->type == SP_SIM_TR_ACQUIRE && e->thread == 0) {
+		g->pending = false;
+	} else if (e->type == SP_SIM_TR_PRIO && e->thread != 0 && e->arg > 0) {
+		g->raises++;
+		if (g->pending && e->t - g->block_t < g->min_gap)
+			g->min_gap = e->t - g->block_t;
+		g->pending = false;
+	}
+}
+
+/* A fast track acts boost_latency_ns after the core asks for it: never
+ * sooner after a critical wait began, and not at all when the wait ended
+ * first (the core withdrew it); with no latency it acts at the wait. The
+ * waits that needed a boost grow by about the latency. */
+static void test_superpass_boost_latency(void **state)
+{
+	struct sp_sim_workload *w = inversion("lat", SP_SIM_UMUTEX, SP_SIM_OTHER, -10, 2);
+	static const uint64_t lat[] = { 0, 2 * MS };
+	struct sp_sim_result r[2];
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct boost_gap g = { .min_gap = UINT64_MAX };
+		struct sp_sim_opts o;
+
+		sp_sim_opts_default(&o);
+		assert_int_equal(o.boost_latency_ns, SP_SIM_DEFAULT_BOOST_LATENCY_NS);
+		o.policy = SP_SIM_POL_SUPERPASS;
+		o.duration_ns = 1000 * MS;
+		o.boost_latency_ns = lat[i];
+		o.trace = gap_trace;
+		o.trace_ctx = &g;
+		assert_int_equal(sp_sim_run(w, &o, &r[i]), 0);
+		assert_true(r[i].blockings > 10);
+		assert_true(g.raises > 0);
+		if (lat[i])
+			assert_true(g.min_gap >= lat[i]);
+		else
+			assert_int_equal(g.min_gap, 0);
+		/* every boost the core asked for acts at once without latency;
+		 * with it, those withdrawn within 2 ms never do */
+		if (lat[i])
+			assert_true((uint64_t)g.raises < r[i].fast_tracks);
+		else
+			assert_int_equal((uint64_t)g.raises, r[i].fast_tracks);
+		assert_int_equal(r[i].boosted_at_end, 0);
+	}
+	/* (most waits end before a boost is needed: the P50 moves less) */
+	assert_true(r[1].p999 > r[0].p999 + MS);
+	assert_true(r[1].blocked_ns > 2 * r[0].blocked_ns);
+	for (int i = 0; i < 2; i++)
+		sp_sim_result_free(&r[i]);
+	sp_sim_workload_free(w);
+}
+
 /* ---- determinism ---- */
 static char *report(const struct sp_sim_workload *w, uint64_t seed, size_t *len)
 {
@@ -705,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_proxy_runs_owner_on_donor_cpu),
 		cmocka_unit_test(test_ux_writer_boosts_owner_not_readers),
 		cmocka_unit_test(test_superpass_restores_everything),
+		cmocka_unit_test(test_superpass_boost_latency),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_preempt_point),
 	};

@@ -31,6 +31,7 @@ struct sim_cli {
 	uint64_t seed;
 	uint64_t slice_ns, budget_ns;
 	int prio;
+	uint64_t boost_latency_ns;
 	const char *json, *svg;
 	const char *sweep_param;
 	int64_t sweep[SIM_MAX_SWEEP];
@@ -60,6 +61,10 @@ static void sim_usage(FILE *f)
 		"      --slice-us N      fair base slice (default: the file's, else %llu)\n"
 		"      --budget-ms N     superpass grant budget (default 20; 0: none)\n"
 		"      --prio N          RT priority of fast tracks and rt-ui (default 1)\n"
+		"      --boost-latency-us N  superpass: a fast track acts N us after the core\n"
+		"                        asks for it, as the runtime's worker takes to wake and\n"
+		"                        call sched_setattr (default %llu, measured here: the P50\n"
+		"                        of the bench's boost_us; 0: at once)\n"
 		"      --json FILE       every run as JSON (the bench's record shape)\n"
 		"      --svg FILE        blocking CDF per policy (with --sweep: P99.9 per value)\n"
 		"      --sweep P=LIST    P99.9 against k, holders, nice or cs_us, e.g. k=1,2,4,8\n"
@@ -68,7 +73,7 @@ static void sim_usage(FILE *f)
 		"  -h, --help\n"
 		"Exit status: 0 ok, 2 bad options or workload file, 1 failure.\n",
 		SP_SIM_DEFAULT_CPUS, SP_SIM_DEFAULT_DURATION_NS / 1000000000ull,
-		SP_SIM_DEFAULT_SLICE_NS / 1000);
+		SP_SIM_DEFAULT_SLICE_NS / 1000, SP_SIM_DEFAULT_BOOST_LATENCY_NS / 1000);
 }
 
 static int sim_long(const char *arg, long long lo, long long hi, long long *out, const char *opt)
@@ -115,7 +120,7 @@ static int sim_ints(const char *arg, long long lo, long long hi, int64_t *out, i
 }
 
 enum { O_K = 256, O_CRIT, O_CPUS, O_SEED, O_SLICE, O_BUDGET, O_PRIO, O_JSON, O_SVG, O_SWEEP,
-       O_SPEED };
+       O_SPEED, O_BLAT };
 
 static int sim_parse(int argc, char **argv, struct sim_cli *o)
 {
@@ -129,6 +134,7 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 		{ "slice-us", required_argument, NULL, O_SLICE },
 		{ "budget-ms", required_argument, NULL, O_BUDGET },
 		{ "prio", required_argument, NULL, O_PRIO },
+		{ "boost-latency-us", required_argument, NULL, O_BLAT },
 		{ "json", required_argument, NULL, O_JSON },
 		{ "svg", required_argument, NULL, O_SVG },
 		{ "sweep", required_argument, NULL, O_SWEEP },
@@ -143,6 +149,7 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 	memset(o, 0, sizeof(*o));
 	o->policies = (1u << SP_SIM_POL_NR) - 1;
 	o->seed = 1;
+	o->boost_latency_ns = SP_SIM_DEFAULT_BOOST_LATENCY_NS;
 	o->k[0] = 4;
 	o->nr_k = 1;
 	optind = 1;
@@ -232,6 +239,11 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 			if (sim_long(optarg, 1, 99, &v, "--prio"))
 				return -1;
 			o->prio = (int)v;
+			break;
+		case O_BLAT:
+			if (sim_long(optarg, 0, 1000000, &v, "--boost-latency-us"))
+				return -1;
+			o->boost_latency_ns = (uint64_t)v * 1000;
 			break;
 		case O_JSON: o->json = optarg; break;
 		case O_SVG: o->svg = optarg; break;
@@ -334,6 +346,7 @@ static int sim_one(const struct sim_cli *o, const struct sp_sim_workload *w,
 	so.base_slice_ns = o->slice_ns;
 	so.budget_ns = o->budget_ns;
 	so.fifo_prio = o->prio;
+	so.boost_latency_ns = o->boost_latency_ns;
 	so.critical = o->crit[0] ? o->crit : NULL;
 	if (!o->quiet)
 		fprintf(stderr, "\r[%2d] %-20s", b->n + 1, sp_sim_policy_name(pol));
