@@ -25,6 +25,13 @@
  *  - runtime: a thread that never waited, slept less than 1 % of its life
  *    and ran at least 10 % of it (a CPU hog) is busy until it ended: what
  *    it wanted, not the share it got;
+ *  - loop: a thread that takes locks and waited for a CPU (runnable, not
+ *    running) more than ten times as long as it ran and for a tenth of its
+ *    life at least (a starved background holder, behind its schedule) did
+ *    less than it had to do: its program loops to the end of the replay,
+ *    the work it would have done next taken to be more of the same, so a
+ *    policy that gives it more CPU sees it go on taking the lock (counted
+ *    in looped); any other thread is one pass;
  *  - its critical sections of the real locks (identity: the futex word or
  *    the kernel lock address, named futex-ADDR, kmutex-ADDR, rwsem-ADDR;
  *    kind: a futex waited on for 2 (FUTEX_WAIT) or LOCK_PI is a pthread
@@ -43,7 +50,11 @@
  *  - what a trace does not show, inferred: where an uncontended
  *    acquisition took the lock (the thread's critical-section length,
  *    the lower quartile of the sections it shows whole, from a wait to a
- *    wake, before the release; else its last sleep, its last wait on the
+ *    wake; a glibc reader, which shows one whole only when it waited and
+ *    then was the last one out with a writer waiting: from its bursts of
+ *    CPU between sleeps that show one side of a read section, a wait for
+ *    the read side at the start or a wake of the writer at the end, each
+ *    bounding its section; before the release; else its last sleep, its last wait on the
  *    lock or its previous release of it), where a section acquired by a
  *    wait ended when its release woke nobody (that length after it, else
  *    its next sleep; at once for a critical thread), the sections nobody
@@ -113,6 +124,7 @@ struct sp_replay_counts {
 	uint64_t readers;      /* read sections inferred at a writer's wait */
 	uint64_t readers_max;  /* the most at one wait (besides the last reader out) */
 	uint64_t phase_wakes;  /* glibc readers' wakes of readers: not releases */
+	uint64_t looped;       /* starved lock holders whose program loops on */
 	uint64_t outside_threads, outside_cpu_ns, replayed_cpu_ns;
 	uint64_t first_ns, last_ns;
 	uint32_t cpus;

@@ -870,6 +870,61 @@ static uint64_t cpu_between(const struct th *t, size_t from, size_t to)
 	return ns;
 }
 
+/* A glibc reader's sections, which a trace shows whole only when the
+ * reader waited for the lock and then was the last one out with a writer
+ * waiting: seldom. Each burst of CPU between two sleeps that shows one
+ * side of a read section (a wait for the read side that got it, or a wake
+ * of the writer: the release) bounds that section: from the wait, or the
+ * burst's start, to the wake, or the burst's end. Their lower quartile if
+ * at least 3; *whole when most of them span their burst (less than 10 %
+ * of its CPU before the wait and after the wake), as a reader that takes
+ * the lock once each time it wakes and lets it go before it sleeps. */
+static uint64_t read_len(const struct th *t, const int8_t *wop, int32_t lock, bool *whole)
+{
+	uint64_t *v = calloc(t->n + 1, sizeof(*v)), med = 0;
+	size_t n = 0, nwhole = 0;
+
+	*whole = false;
+	if (!v)
+		return 0;
+	for (size_t i = 0, j; i < t->n; i = j + 1) {
+		uint64_t cpu = 0, before = 0, upto = 0;
+		bool acq = false, rel = false, other = false;
+
+		for (j = i; j < t->n && t->it[j].type != IT_SLEEP; j++) {
+			const struct item *x = &t->it[j];
+
+			if (x->type == IT_CPU) {
+				cpu += x->ns;
+			} else if (x->type == IT_WAIT && x->lock == lock && wop[j] == WAIT_LOCK && !acq &&
+				   !rel) {
+				acq = true;
+				before = cpu;
+			} else if (x->type == IT_WAKE && x->lock == lock && x->hold == SP_SIM_SHARED) {
+				rel = true;
+				upto = cpu;
+			} else if (x->type == IT_WAIT || x->type == IT_WAKE) {
+				other |= x->lock != lock || x->type == IT_WAKE;
+			}
+		}
+		if (other || (!acq && !rel))
+			continue;
+		if (!rel)
+			upto = cpu;
+		if (upto <= before)
+			continue;
+		v[n++] = upto - before;
+		nwhole += before * 10 <= upto - before && (cpu - upto) * 10 <= upto - before;
+	}
+	if (n >= 3) {
+		qsort(v, n, sizeof(*v), cmp_u64);
+		med = v[n / 4];
+		*whole = nwhole * 2 >= n;
+	}
+	free(v);
+	return med;
+}
+
 /* The length (CPU time) of @t's critical sections of @lock the trace
  * shows whole: acquired by a wait, released with a wake before the next
  * boundary. Their median, 0 if fewer than 3; *whole: whether they span
@@ -904,6 +959,10 @@ static uint64_t cs_len(const struct sp_replay *r, const struct th *t, const int8
 				break;
 			}
 		}
+	}
+	if (n < 3 && r->lk[lock].kind == SP_SIM_URWLOCK_W && side_of(r, t, lock) == SP_SIM_SHARED) {
+		free(v);
+		return read_len(t, wop, lock, whole);
 	}
 	if (n >= 3) {
 		qsort(v, n, sizeof(*v), cmp_u64);
@@ -1551,6 +1610,35 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 	}
 }
 
+/*
+ * A thread that takes locks and waited for a CPU (its life less its CPU
+ * time, its sleeps and its lock waits: runnable, not running) more than
+ * ten times as long as it ran, and for a tenth of its life at least, was
+ * starved: its work was bounded by the CPU it got, not by what it had to
+ * do (a nice-19 background holder behind CPU hogs, behind its schedule).
+ * The trace shows only the work it got through; a policy that gives it
+ * more CPU would see it go on working, not stop early. Its program loops
+ * until the replay ends: the work it would have done next is taken to be
+ * more of what it did. A thread that got the CPU it asked for (a fixed
+ * amount of work, then its exit) keeps one pass.
+ */
+static bool starved(const struct sp_replay *r, const struct th *t)
+{
+	uint64_t life = (t->exited ? t->last_ts : r->last) - t->first_ts, off = t->cpu_total;
+	uint64_t runnable;
+	bool locks = false;
+
+	if (t->critical || life < 10 * 1000000ull)
+		return false;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->it[i].type == IT_SLEEP || t->it[i].type == IT_WAIT)
+			off += t->it[i].ns;
+		locks |= t->it[i].type == IT_WAIT || t->it[i].type == IT_WAKE;
+	}
+	runnable = life > off ? life - off : 0;
+	return locks && runnable > 10 * t->cpu_total && runnable * 10 > life;
+}
+
 static bool is_critical(const struct sp_replay *r, const struct th *t)
 {
 	bool sel = r->o.critical_comms || r->o.nr_critical_tids;
@@ -1731,8 +1819,13 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		r->c.threads++;
 		period = t->critical ? period_of(t, &grid, &keep) : 0;
 		build_prog(r, t, &p, &delay, period, grid, keep);
-		if (!p.nomem)
-			json_prog(r, t, &p, delay, t->critical && period);
+		{
+			bool loop = (t->critical && period) || starved(r, t);
+
+			r->c.looped += loop && !t->critical;
+			if (!p.nomem)
+				json_prog(r, t, &p, delay, loop);
+		}
 		free(p.op);
 		if (p.nomem)
 			r->nomem = 1;

@@ -552,6 +552,161 @@ static void test_rwlock_readers(void **state)
 	sp_replay_free(r);
 }
 
+static size_t count_in(const char *from, const char *to, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(from, what); p && (!to || p < to); p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/* A reader whose sections the trace shows from one side only: three of
+ * its five bursts (0.5 ms of CPU between sleeps) wait for the read side
+ * at their start and get it from the writer; the other two show nothing.
+ * Each burst is one read section (read_len: the waits bound them), so the
+ * two silent bursts are read sections too, 0.5 ms each, not CPU outside
+ * the lock. */
+static void test_reader_bursts(void **state)
+{
+	static const int32_t crit[] = { 200 };
+	struct sp_replay_opts o;
+	struct sp_replay *r;
+	char err[256] = "";
+	const char *j, *r1, *end;
+
+	(void)state;
+	sp_replay_opts_default(&o);
+	o.critical_tids = crit;
+	o.nr_critical_tids = 1;
+	o.cpus = 1;
+	assert_int_equal(sp_replay_create(&o, &r), 0);
+	for (uint64_t k = 0; k < 5; k++) {
+		uint64_t t = 10 * k * MS;
+
+		if (k < 3) {
+			sw(r, t, 0, 120, SP_TRS_RUNNABLE, 200, 120);
+			sw(r, t + 200000, 200, 120, SP_TRS_RUNNABLE, 100, 139);
+			rwfutex(r, t + 210000, 100, true, 0x3008, 3); /* a reader's wait */
+			sw(r, t + 210000, 100, 139, SP_TRS_SLEEPING, 200, 120);
+			rwfutex(r, t + 500000, 200, true, 0x3008, 0x7fffffff);
+			waking(r, t + 500000, 200, 100);
+			rwfutex(r, t + 501000, 200, false, 0, 1);
+			sw(r, t + 510000, 200, 120, SP_TRS_SLEEPING, 100, 139);
+			rwfutex(r, t + 520000, 100, false, 0, 0);
+			sw(r, t + 1020000, 100, 139, SP_TRS_SLEEPING, 0, 120);
+		} else {
+			sw(r, t, 0, 120, SP_TRS_RUNNABLE, 100, 139);
+			sw(r, t + 500000, 100, 139, SP_TRS_SLEEPING, 0, 120);
+		}
+	}
+	if (sp_replay_finish(r, "reader", err, sizeof(err)))
+		fail_msg("%s", err);
+	j = sp_replay_json(r);
+	r1 = strstr(j, "\"t100-100\"");
+	assert_non_null(r1);
+	end = strstr(r1 + 1, "\"t200-200\"");
+	/* Every burst a read section: 3 from the waits, 2 silent ones. */
+	assert_int_equal(count_in(r1, end, "\"sp_rdlock"), 5);
+	/* The silent ones hold the lock for their whole burst. */
+	{
+		const char *last = r1, *p;
+		long run = -1;
+
+		for (p = strstr(r1, "\"sp_rdlock"); p && (!end || p < end); p = strstr(p + 1, "\"sp_rdlock"))
+			last = p;
+		p = strstr(last, "\"run");
+		assert_non_null(p);
+		assert_int_equal(sscanf(strchr(p, ':') + 1, " %ld", &run), 1);
+		assert_in_range(run, 490, 510);
+		{ /* and let go right after it */
+			const char *u = strstr(p, "\"sp_unlock"), *n = strstr(p + 1, "\"run");
+
+			assert_true(u && (!n || u < n));
+		}
+	}
+	sp_replay_free(r);
+}
+
+/* A lock holder starved on one CPU: H (nice 19) runs 0.5 ms in each 10 ms
+ * beside a nice-0 hog X and is runnable the rest of the time; it releases
+ * the lock W waited for once. What it got through is not what it had to
+ * do: its program loops to the end of the replay, so with a CPU of its own
+ * (2 CPUs) it takes the lock again and again instead of stopping after
+ * one pass. The same holder that sleeps instead of waiting for the CPU
+ * keeps one pass. */
+static struct sp_replay *holder_trace(bool starved)
+{
+	static const int32_t crit[] = { 200 };
+	struct sp_replay_opts o;
+	struct sp_replay *r;
+	char err[256] = "";
+	int other = starved ? 300 : 0;
+	uint32_t hstate = starved ? SP_TRS_RUNNABLE : SP_TRS_SLEEPING;
+
+	sp_replay_opts_default(&o);
+	o.critical_tids = crit;
+	o.nr_critical_tids = 1;
+	o.cpus = 1;
+	assert_int_equal(sp_replay_create(&o, &r), 0);
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+	futex(r, 200000, 200, true, 0x80, 0);
+	sw(r, 200000, 200, 110, SP_TRS_SLEEPING, other, 120);
+	sw(r, 9 * MS, other, 120, SP_TRS_RUNNABLE, 100, 139);
+	futex(r, 9 * MS + 300000, 100, true, 0x81, 0);
+	waking(r, 9 * MS + 300000, 100, 200);
+	futex(r, 9 * MS + 301000, 100, false, 0x81, 1);
+	sw(r, 9 * MS + 310000, 100, 139, hstate, 200, 110);
+	futex(r, 9 * MS + 320000, 200, false, 0x80, 0);
+	sw(r, 9 * MS + 400000, 200, 110, SP_TRS_SLEEPING, other, 120);
+	for (uint64_t k = 1; k < 5; k++) {
+		sw(r, (10 * k + 9) * MS, other, 120, SP_TRS_RUNNABLE, 100, 139);
+		sw(r, (10 * k + 9) * MS + MS / 2, 100, 139, hstate, other, 120);
+	}
+	if (sp_replay_finish(r, "holder", err, sizeof(err)))
+		fail_msg("%s", err);
+	return r;
+}
+
+struct acquires {
+	int thread, n;
+};
+
+static void count_acquires(void *ctx, const struct sp_sim_trace *e)
+{
+	struct acquires *a = ctx;
+
+	a->n += e->type == SP_SIM_TR_ACQUIRE && e->thread == a->thread;
+}
+
+static void test_starved_holder_loops(void **state)
+{
+	(void)state;
+	for (int starved = 0; starved < 2; starved++) {
+		struct sp_replay *r = holder_trace(starved);
+		const struct sp_sim_workload *w = sp_replay_workload(r);
+		struct acquires a = { .thread = sp_sim_task_find(w, "t100-100") };
+		struct sp_replay_counts c;
+		struct sp_sim_opts so;
+		struct sp_sim_result res;
+
+		sp_replay_get_counts(r, &c);
+		assert_int_equal(c.looped, (uint64_t)starved);
+		assert_true(a.thread >= 0);
+		sp_sim_opts_default(&so);
+		so.cpus = 2;
+		so.trace = count_acquires;
+		so.trace_ctx = &a;
+		assert_int_equal(sp_sim_run(w, &so, &res), 0);
+		if (starved)
+			assert_true(a.n >= 10);
+		else
+			assert_int_equal(a.n, 1);
+		sp_sim_result_free(&res);
+		sp_replay_free(r);
+	}
+}
+
 /* A frame loop (8 ms grid) whose first frame waits for a lock keeps its
  * period (its start-up is kept as it is) and loops on to the end of the
  * replay, which lasts as long as the trace, to the ms. */
@@ -659,6 +814,8 @@ int main(void)
 		cmocka_unit_test(test_preempt_and_join),
 		cmocka_unit_test(test_rwlock_readers),
 		cmocka_unit_test(test_frame_loop),
+		cmocka_unit_test(test_reader_bursts),
+		cmocka_unit_test(test_starved_holder_loops),
 		cmocka_unit_test(test_bad_files),
 	};
 

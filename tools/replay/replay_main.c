@@ -44,12 +44,17 @@ static void usage(FILE *f)
 		"                       does, load balancing by weight: sp_sched_model)\n"
 		"      --all-threads    replay every thread, not only the recorded command's\n"
 		"      --seed N         simulator seed (default 1)\n"
+		"      --boost-latency-us N  superpass: a fast track acts N us after the core asks\n"
+		"                       for it, as the runtime's worker takes to wake and call\n"
+		"                       sched_setattr (default %llu, measured: the P50 of the\n"
+		"                       bench's boost_us; 0: at once)\n"
 		"      --json FILE      one record per run (the sim's record shape)\n"
 		"      --svg FILE       blocking CDF per policy\n"
 		"      --workload FILE  the derived workload as rt-app JSON (superpass sim FILE)\n"
 		"  -q, --quiet          no table on stdout\n"
 		"  -h, --help\n"
-		"Exit status: 0 done, 2 bad options or an unusable trace, 1 an output failed.\n");
+		"Exit status: 0 done, 2 bad options or an unusable trace, 1 an output failed.\n",
+		(unsigned long long)(SP_SIM_DEFAULT_BOOST_LATENCY_NS / 1000));
 }
 
 static int split(const char *arg, char **buf, const char **v, int cap, int *n)
@@ -128,7 +133,7 @@ static int write_text(const char *path, const char *text)
 
 int replay_main(int argc, char **argv)
 {
-	enum { O_K = 256, O_CPUS, O_SLICE, O_CLASSIC, O_ALL, O_SEED, O_JSON, O_SVG, O_WL };
+	enum { O_K = 256, O_CPUS, O_SLICE, O_CLASSIC, O_ALL, O_SEED, O_JSON, O_SVG, O_WL, O_BLAT };
 	static const struct option lo[] = {
 		{ "critical", required_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
@@ -142,6 +147,7 @@ int replay_main(int argc, char **argv)
 		{ "json", required_argument, NULL, O_JSON },
 		{ "svg", required_argument, NULL, O_SVG },
 		{ "workload", required_argument, NULL, O_WL },
+		{ "boost-latency-us", required_argument, NULL, O_BLAT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -154,7 +160,7 @@ int replay_main(int argc, char **argv)
 	uint32_t ks[RP_MAX_K] = { 4 };
 	int nc = 0, nt = 0, np = 0, nk = 1, c, status = 0, nr = 0;
 	unsigned policies = (1u << SP_SIM_POL_NR) - 1;
-	uint64_t seed = 1;
+	uint64_t seed = 1, blat = SP_SIM_DEFAULT_BOOST_LATENCY_NS;
 	bool quiet = false;
 	long long v;
 	struct sp_replay_opts o;
@@ -249,6 +255,13 @@ int replay_main(int argc, char **argv)
 		case O_JSON: json = optarg; break;
 		case O_SVG: svg = optarg; break;
 		case O_WL: wl = optarg; break;
+		case O_BLAT:
+			if (num(optarg, 0, 1000000, &v, "--boost-latency-us")) {
+				status = 2;
+				goto out;
+			}
+			blat = (uint64_t)v * 1000;
+			break;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); goto out;
 		case ':':
@@ -296,6 +309,7 @@ int replay_main(int argc, char **argv)
 			so.policy = (enum sp_sim_policy)p;
 			so.k = p == SP_SIM_POL_SUPERPASS ? ks[i] : 0;
 			so.seed = seed;
+			so.boost_latency_ns = blat;
 			c = sp_sim_run(sp_replay_workload(r), &so, &rs[nr]);
 			if (c) {
 				fprintf(stderr, "superpass replay: %s: the simulator refused the "
@@ -319,7 +333,7 @@ int replay_main(int argc, char **argv)
 		printf("%s: %llu events, %.3f s; replayed %llu threads (%.3f s CPU), %llu locks, "
 		       "%llu lock waits (%llu critical sections dropped), %llu inferred sections, "
 		       "%llu inferred read sections (at most %llu at one wait), %llu preemption points, %llu joins, %llu sleeps, "
-		       "%llu timers, %llu CPU hogs; left "
+		       "%llu timers, %llu CPU hogs, %llu starved holders looped; left "
 		       "out %llu threads (%.3f s CPU)%s\n",
 		       path, (unsigned long long)k.events, (double)(k.last_ns - k.first_ns) / 1e9,
 		       (unsigned long long)k.threads, (double)k.replayed_cpu_ns / 1e9,
@@ -329,6 +343,7 @@ int replay_main(int argc, char **argv)
 		       (unsigned long long)k.preemptions,
 		       (unsigned long long)k.joins, (unsigned long long)k.sleeps,
 		       (unsigned long long)k.timers, (unsigned long long)k.hogs,
+		       (unsigned long long)k.looped,
 		       (unsigned long long)k.outside_threads,
 		       (double)k.outside_cpu_ns / 1e9,
 		       k.lost ? "; the trace lost events: a partial replay" : "");
