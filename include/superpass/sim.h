@@ -16,8 +16,10 @@
  *    eligible when its vruntime is at most the run queue's weighted
  *    average; the eligible task with the earliest virtual deadline runs;
  *    a deadline is vruntime + base_slice * 1024 / weight, renewed when the
- *    slice is used (checked at the exact instant, as with HRTICK, not at a
- *    4 ms tick); lag is kept across sleeps (clamped as place_entity does,
+ *    slice is used (classic model: at the exact instant, as with HRTICK;
+ *    linux model: as Linux without HRTICK, off by default, sees it, when it
+ *    next accounts the task at a wakeup, dequeue or pick on its CPU, else
+ *    at the next 4 ms tick, HZ=250); lag is kept across sleeps (clamped as place_entity does,
  *    with its (W + w) / W inflation); a waking task preempts when it is
  *    eligible and its deadline is earlier. A sleeper's negative lag: the
  *    classic model (the default) drops it; the "linux" model (workload

@@ -137,7 +137,8 @@ static void sp_place(struct sim *s, struct scpu *c, struct sth *t)
 	t->fresh = false;
 }
 
-void sched_update_curr(struct sim *s, struct scpu *c)
+/* Charges the running task for the time since c->last. */
+static void sp_account(struct sim *s, struct scpu *c)
 {
 	uint64_t delta = s->now - c->last;
 	struct sth *ex = c->curr, *d = c->donor;
@@ -160,6 +161,23 @@ void sched_update_curr(struct sim *s, struct scpu *c)
 		d->vrem = x % d->weight;
 	} else if (d->rr) {
 		d->rr_left -= delta < d->rr_left ? delta : d->rr_left;
+	}
+}
+
+/* The kernel accounts the running task (update_curr()): a wakeup or a
+ * dequeue on this CPU, a policy change, a yield, a pick. linux: its
+ * update_deadline() is where a used slice is seen without HRTICK (else at
+ * the next tick, sched_next_local): a new deadline and a pick. */
+void sched_update_curr(struct sim *s, struct scpu *c)
+{
+	struct sth *d;
+
+	sp_account(s, c);
+	d = c->donor;
+	if (s->linux_model && d && c->curr && c->curr->state == TS_RUNNABLE && d->eff == 0 &&
+	    d->v >= d->deadline) {
+		d->deadline = d->v + sp_vslice(s, d);
+		c->resched = true;
 	}
 }
 
@@ -187,8 +205,16 @@ void sched_next_local(struct sim *s, struct scpu *c)
 
 			ns = x <= 0 ? 0 : (uint64_t)((x + SP_NICE_0 - 1) / SP_NICE_0);
 		}
-		if (c->last + ns < t)
-			t = c->last + ns;
+		ns += c->last;
+		/* linux: without HRTICK (off by default) the kernel sees a used
+		 * slice when it next accounts the task (sched_update_curr): at a
+		 * wakeup or dequeue on this CPU, else at the next scheduler tick
+		 * (HZ=250: every 4 ms), so a picked task runs on to it: the
+		 * traced nice-0 hogs ran 3.9 ms a pick, not their 1.5 ms slice. */
+		if (s->linux_model)
+			ns = (ns + SP_TICK_NSEC - 1) / SP_TICK_NSEC * SP_TICK_NSEC;
+		if (ns < t)
+			t = ns;
 	} else if (d && d->rr) {
 		if (c->last + d->rr_left < t)
 			t = c->last + d->rr_left;
@@ -538,7 +564,8 @@ void sched_cpu_event(struct sim *s, struct scpu *c)
 {
 	struct sth *ex = c->curr, *d = c->donor;
 
-	sched_update_curr(s, c);
+	/* (the end of a thread's op is no kernel event: only accounted) */
+	sp_account(s, c);
 	if (ex && ex->state == TS_RUNNABLE && ex->needs_sys_done) {
 		if (!ex->sys_left) {
 			ex->needs_sys_done = false;
@@ -553,7 +580,8 @@ void sched_cpu_event(struct sim *s, struct scpu *c)
 		}
 	}
 	if (d && c->donor == d && (d->state == TS_RUNNABLE || d->donor)) {
-		if (d->eff == 0 && d->v >= d->deadline) {
+		/* linux: the slice end sched_next_local put on a tick */
+		if (d->eff == 0 && d->v >= d->deadline && (!s->linux_model || s->now % SP_TICK_NSEC == 0)) {
 			d->deadline = d->v + sp_vslice(s, d);
 			c->resched = true;
 		} else if (d->eff > 0 && d->rr && !d->rr_left) {

@@ -637,6 +637,69 @@ static void test_superpass_restores_everything(void **state)
 	}
 }
 
+/* ---- the linux model sees a used slice when it accounts the task ---- */
+struct switches {
+	uint64_t last, n, off_tick, runs_ns;
+	int prev;
+};
+
+static void sw_trace(void *ctx, const struct sp_sim_trace *e)
+{
+	struct switches *w = ctx;
+
+	if (e->type != SP_SIM_TR_SWITCH || e->thread == w->prev)
+		return;
+	if (w->prev == 0 || w->prev == 1) { /* a hog's turn ends */
+		w->n++;
+		w->runs_ns += e->t - w->last;
+		w->off_tick += e->t % (4 * MS) != 0;
+	}
+	w->last = e->t;
+	w->prev = e->thread;
+}
+
+/* Two nice-0 hogs on one CPU, 1.5 ms slices. Linux without HRTICK (the
+ * replay's "linux" model) sees a used slice at the next 4 ms tick, or
+ * sooner when something else makes it account the running task (a
+ * wakeup on that CPU); the classic model ends it on time. */
+static void test_linux_slice_at_tick(void **state)
+{
+	static const char *const fmt =
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 1, \"sp_base_slice_us\": 1500, "
+		"\"sp_sched_model\": \"%s\" }, \"tasks\": { "
+		"\"hog\": { \"instance\": 2, \"run\": 10000 }%s } }";
+	static const char *const sleeper = ", \"nap\": { \"run\": 10, \"sleep\": 990 }";
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		char text[512], err[256];
+		struct sp_sim_workload *w;
+		struct switches sw = { .prev = -1 };
+		struct sp_sim_opts o;
+		struct sp_sim_result r;
+
+		snprintf(text, sizeof(text), fmt, k ? "linux" : "classic", k == 2 ? sleeper : "");
+		assert_int_equal(sp_sim_workload_parse(text, "tick", &w, err, sizeof(err)), 0);
+		sp_sim_opts_default(&o);
+		o.duration_ns = 400 * MS;
+		o.trace = sw_trace;
+		o.trace_ctx = &sw;
+		assert_int_equal(sp_sim_run(w, &o, &r), 0);
+		assert_true(sw.n > 20);
+		if (k == 0) { /* on time: 1.5 ms turns */
+			assert_in_range(sw.runs_ns / sw.n, 1400 * US, 1600 * US);
+		} else if (k == 1) { /* every turn ends at a tick: 4 ms turns */
+			assert_int_equal(sw.off_tick, 0);
+			assert_in_range(sw.runs_ns / sw.n, 3900 * US, 4100 * US);
+		} else { /* the napper's wakeups end turns between ticks */
+			assert_true(sw.off_tick > sw.n / 2);
+			assert_true(sw.runs_ns / sw.n < 3 * MS);
+		}
+		sp_sim_result_free(&r);
+		sp_sim_workload_free(w);
+	}
+}
+
 /* ---- superpass: the runtime's boost latency ---- */
 struct boost_gap {
 	uint64_t block_t, min_gap;
@@ -777,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_ux_writer_boosts_owner_not_readers),
 		cmocka_unit_test(test_superpass_restores_everything),
 		cmocka_unit_test(test_superpass_boost_latency),
+		cmocka_unit_test(test_linux_slice_at_tick),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_preempt_point),
 	};
