@@ -80,6 +80,7 @@
  *    time are left out; their CPU time is reported as outside_cpu_ns.
  * The workload runs on the simulator's EEVDF model in its "linux" variant
  * (sp_sched_model: a sleeper's negative lag kept as DELAY_DEQUEUE does,
+ * a used slice seen at the next accounting or 4 ms tick as without HRTICK,
  * load balancing by weight; include/superpass/sim.h); its base slice is
  * Linux's default for the trace's CPU count unless slice_ns says.
  */
