@@ -92,6 +92,26 @@ void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool
 	sp_rt_leave();
 }
 
+/* The end of a wait whose reader listed the lock before it blocked
+ * (sp_iw_read_pending): the core records the acquire unless a scan
+ * already reported it; a failed wait takes back what a scan reported. */
+void sp_instr_read_unblocked(sp_tid_t self, const void *lock, int slot, bool acquired)
+{
+	struct sp_core *core = sp_ev_core();
+	sp_lock_key_t key = (sp_lock_key_t)(uintptr_t)lock;
+	bool told;
+
+	sp_iw_wait_ends();
+	sp_rt_enter();
+	told = sp_iw_read_pending_done(slot, lock, acquired);
+	if (core) {
+		if (!acquired && told)
+			sp_lock_released(core, self, key, SP_HOLD_SHARED);
+		sp_lock_unblocked(core, self, key, acquired && told);
+	}
+	sp_rt_leave();
+}
+
 void sp_instr_lock_destroyed(const void *lock)
 {
 	struct sp_core *core = sp_ev_core();

@@ -54,16 +54,21 @@ static int sp_rw_lock_slow(pthread_rwlock_t *rw, enum sp_hold hold, enum sp_wait
 {
 	struct sp_core *core;
 	sp_tid_t self;
-	int rc;
+	int rc, slot;
 
 	if (!(core = sp_rt_core()))
 		return sp_rw_real(rw, hold, wk, clk, abstime);
 	self = sp_rt_thread(core);
 	if (sp_rw_writer(rw) == self) /* EDEADLK: glibc says so without blocking */
 		return sp_rw_real(rw, hold, wk, clk, abstime);
+	/* A reader is listed before it blocks (sp_iw_read_pending says why). */
+	slot = hold == SP_HOLD_SHARED ? sp_iw_read_pending(rw) : -1;
 	sp_instr_blocked(self, rw, hold, sp_rw_writer_of, true);
 	rc = sp_rw_real(rw, hold, wk, clk, abstime);
-	sp_instr_unblocked(self, rw, hold, rc == 0);
+	if (slot >= 0)
+		sp_instr_read_unblocked(self, rw, slot, rc == 0);
+	else
+		sp_instr_unblocked(self, rw, hold, rc == 0);
 	return rc;
 }
 

@@ -398,6 +398,49 @@ bool sp_iw_list_reported(const void *lock, enum sp_hold hold)
 					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
+/*
+ * A reader queued in glibc's rdlock is handed the lock by the writer's
+ * unlock, and then waits for a CPU before it can report it: at nice 19
+ * behind busy CPUs, tens of milliseconds during which the critical writer,
+ * back for its next wrlock, waits for a reader the core knows only as a
+ * waiter. Traced (`superpass bench -s rwlock --k 64`, sched_switch and
+ * sched_wakeup): both ~52 ms waits of a 3 s run were exactly that. So the
+ * reader lists the lock before it blocks, and the waiter's scan reports it
+ * as a reader; the core treats a reader still waiting for the lock it
+ * holds as one being handed it (sp_graph_walk.c) and fast-tracks it, which
+ * costs nothing while it sleeps and makes it run at once when woken.
+ */
+int sp_iw_read_pending(const void *lock)
+{
+	struct sp_iw_thread *t = &sp_iw_self;
+	int slot;
+
+	/* A read hold of @lock already listed: a scan finds us through it. */
+	if (t->reg <= 0 || sp_iw_find(lock) >= 0)
+		return -1;
+	slot = sp_iw_slot_push(lock);
+	if (slot < 0)
+		return -1;
+	/* Relaxed, as in sp_iw_read_acquired: the scanner's membarrier
+	 * orders it before its scan. */
+	__atomic_store_n(&t->e[slot].lock, (uintptr_t)lock, __ATOMIC_RELAXED);
+	return slot;
+}
+
+bool sp_iw_read_pending_done(int slot, const void *lock, bool acquired)
+{
+	uintptr_t zero = 0;
+
+	/* The entry is the lock's only one, so its claim is the lock's. */
+	if (acquired) /* as sp_iw_report_read: whoever sets the claim tells the core */
+		return __atomic_compare_exchange_n(&sp_iw_self.e[slot].claim, &zero,
+						   (uintptr_t)lock, false, __ATOMIC_ACQ_REL,
+						   __ATOMIC_RELAXED);
+	/* Nothing nested above it (we were blocked): free it as a release
+	 * does, which takes back a scanner's claim. */
+	return sp_iw_free_slot((uint32_t)slot, lock, SP_HOLD_SHARED) > 0;
+}
+
 int sp_iw_release_claimed(int slot, const void *lock, enum sp_hold hold)
 {
 	uintptr_t mine = (uintptr_t)lock;

@@ -165,6 +165,16 @@ void sp_iw_wait_ends(void);
 /* After sp_lock_blocked_owner for an rwlock: tells the core the readers
  * listed by other threads that it does not know yet. */
 void sp_iw_scan_readers(struct sp_core *core, const void *lock);
+/* A reader about to block in glibc's rdlock lists @lock first (claim 0),
+ * so that a scan finds it once glibc hands it the lock while it is still
+ * queued (sp_instr_watch.c says why). Returns its slot, or -1 if not
+ * listed (passthrough, recursive read, list full). */
+int sp_iw_read_pending(const void *lock);
+/* The wait of a listed pending reader ended. @acquired: returns true if
+ * the core must record the acquire now (no scanner told it). Not
+ * acquired: the entry goes; returns true if a scanner had told the core
+ * (report the release). */
+bool sp_iw_read_pending_done(int slot, const void *lock, bool acquired);
 /* An acquire the core recorded at the end of a wait: list it. false if
  * the list is full (the caller reports the wait ended without it). */
 bool sp_iw_list_reported(const void *lock, enum sp_hold hold);

@@ -180,6 +180,7 @@ void sp_instr_acquired(sp_tid_t self, const void *lock, enum sp_hold hold);
 void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 		      sp_tid_t (*owner_of)(const void *lock), bool rwlock);
 void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool acquired);
+void sp_instr_read_unblocked(sp_tid_t self, const void *lock, int slot, bool acquired);
 void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold);
 
 /* ---- actuator (sp_actuator.c): makes threads' attributes match ---- */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
@@ -402,6 +403,117 @@ static void test_readers_boosted_up_to_k(void **state)
 	assert_int_equal(sp_rwlock_destroy(&r.rw), 0);
 }
 
+/* ---- a reader handed the lock while it is still queued ---- */
+
+struct queued {
+	sp_rwlock_t rw;
+	pid_t reader;
+	int spinning, stop, seen;
+	int spin_cpu;
+};
+
+static void pin(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+}
+
+static char task_state(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : '?';
+}
+
+static void *queued_reader_main(void *arg)
+{
+	struct queued *q = arg;
+
+	pin(q->spin_cpu);
+	sp_test_set_nice(19);
+	__atomic_store_n(&q->reader, sp_test_gettid(), __ATOMIC_RELEASE);
+	assert_int_equal(sp_rwlock_rdlock(&q->rw), 0); /* queued behind the writer */
+	assert_int_equal(sp_rwlock_unlock(&q->rw), 0);
+	return NULL;
+}
+
+/* Keeps the reader's CPU: it is handed the lock but cannot run. */
+static void *queued_spinner_main(void *arg)
+{
+	struct queued *q = arg;
+	struct sched_param sp = { .sched_priority = 50 };
+
+	pin(q->spin_cpu);
+	assert_int_equal(pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp), 0);
+	__atomic_store_n(&q->spinning, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&q->stop, __ATOMIC_ACQUIRE))
+		;
+	return NULL;
+}
+
+static void *queued_observer_main(void *arg)
+{
+	struct queued *q = arg;
+
+	pin(0);
+	q->seen = SP_WAIT_FOR(sp_tid_fast_tracked((sp_tid_t)q->reader) == 1);
+	__atomic_store_n(&q->stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The critical writer unlocks, glibc hands the read lock to a reader that
+ * queued behind it, and that reader cannot run (its CPU is taken) to say
+ * so. The writer's next wait must still find it and fast-track it: it
+ * listed the lock before it blocked (sp_iw_read_pending). */
+static void test_queued_reader_handed_the_lock_is_found(void **state)
+{
+	static struct queued q;
+	pthread_t rd, spin, obs;
+	cpu_set_t cpus;
+
+	(void)state;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		skip();
+	memset(&q, 0, sizeof(q));
+	q.spin_cpu = 1;
+	assert_int_equal(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+	pin(0);
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_rwlock_init(&q.rw, 0), 0);
+	assert_int_equal(sp_rwlock_wrlock(&q.rw), 0);
+	assert_int_equal(pthread_create(&rd, NULL, queued_reader_main, &q), 0);
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&q.reader, __ATOMIC_ACQUIRE) != 0 &&
+				task_state(q.reader) == 'S'));
+	assert_int_equal(pthread_create(&spin, NULL, queued_spinner_main, &q), 0);
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&q.spinning, __ATOMIC_ACQUIRE)));
+	assert_int_equal(sp_rwlock_unlock(&q.rw), 0); /* the reader now holds it */
+	assert_int_equal(pthread_create(&obs, NULL, queued_observer_main, &q), 0);
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_rwlock_wrlock(&q.rw), 0); /* ends when the reader ran */
+	assert_int_equal(sp_rwlock_unlock(&q.rw), 0);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	pthread_join(obs, NULL);
+	pthread_join(spin, NULL);
+	pthread_join(rd, NULL);
+	assert_int_equal(sched_setaffinity(0, sizeof(cpus), &cpus), 0);
+	assert_true(q.seen);
+	assert_int_equal(sp_tid_fast_tracked((sp_tid_t)q.reader), 0);
+	assert_int_equal(sp_rwlock_destroy(&q.rw), 0);
+}
+
 /* ---- the worker starts in SCHED_FIFO ---- */
 
 #define TASKS_MAX 64
@@ -479,6 +591,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_exit_while_boosted, teardown),
 		cmocka_unit_test_teardown(test_readers_boosted_up_to_k, teardown),
 		cmocka_unit_test_teardown(test_worker_created_in_fifo, teardown),
+		cmocka_unit_test_teardown(test_queued_reader_handed_the_lock_is_found, teardown),
 	};
 	struct sp_runtime_config cfg;
 
