@@ -46,8 +46,13 @@ void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold)
  * (sp_lock_blocked_owner). The word is read after a critical wait is
  * counted (sp_iw_wait_begins: from then on new owners report), and read
  * again after the report, which is repeated (cheap: same wait) only if the
- * word changed meanwhile. For an rwlock the readers other threads listed
- * are then reported (sp_iw_scan_readers).
+ * word changed meanwhile. For an rwlock a critical or fast-tracked waiter
+ * then reports the readers other threads listed (sp_iw_scan_readers).
+ * Nobody else scans: the scan holds the thread table's mutex, and a nice
+ * 19 reader preempted in its scan behind busy CPUs kept the critical
+ * writer waiting on that mutex for 13-22 ms (traced: `superpass record`
+ * of `superpass bench -s rwlock --k 64`, the three longest waits of the
+ * run were the writer on sp_iw_lock's futex, the reader runnable).
  */
 void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 		      sp_tid_t (*owner_of)(const void *lock), bool rwlock)
@@ -61,13 +66,12 @@ void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 		return;
 	sp_rt_enter();
 	sp_rt_thread_check_name(core);
-	sp_iw_wait_begins(core, lock, rwlock);
+	watching = sp_iw_wait_begins(core, lock, rwlock);
 	owner = owner_of(lock);
 	sp_lock_blocked_owner(core, self, key, hold, true, owner);
 	again = owner_of(lock);
 	if (again != owner)
 		sp_lock_blocked_owner(core, self, key, hold, true, again);
-	watching = rwlock && sp_iw_is_watched(lock);
 	if (sp_rt_self_state.critical)
 		sp_wk_wait_started();
 	if (watching)

@@ -473,7 +473,7 @@ int sp_iw_release_slow(const void *lock)
 
 /* ---- waits ---- */
 
-void sp_iw_wait_begins(struct sp_core *core, const void *lock, bool rwlock)
+bool sp_iw_wait_begins(struct sp_core *core, const void *lock, bool rwlock)
 {
 	bool critical = sp_rt_self_state.critical;
 
@@ -483,13 +483,14 @@ void sp_iw_wait_begins(struct sp_core *core, const void *lock, bool rwlock)
 		sp_iw_counted = 1;
 	}
 	if (!rwlock)
-		return;
+		return false;
 	if (!critical && sp_task_boosted(core, sp_rt_self_state.tid) != 1)
-		return;
+		return false;
 	/* Readers that check the table after this see it; the scan finds
 	 * the ones that entered before (sp_iw_scan_readers). */
 	if (sp_iw_watch(lock, sp_iw_now()))
 		sp_iw_membarrier();
+	return true;
 }
 
 void sp_iw_wait_ends(void)

@@ -157,10 +157,12 @@ static inline int sp_iw_release(const void *lock)
 	return SP_IW_QUIET;
 }
 
-/* A critical thread (or a fast-tracked one) waits on @lock: count the
- * wait (sp_iw_active), and for an rwlock watch it and find its readers.
- * Call with the guard held, before reading the owner word. */
-void sp_iw_wait_begins(struct sp_core *core, const void *lock, bool rwlock);
+/* A thread waits on @lock: count a critical wait (sp_iw_active), and if a
+ * critical or fast-tracked thread waits on an rwlock, watch it and return
+ * true: then the waiter scans for its readers (sp_iw_scan_readers), no
+ * other waiter does. Call with the guard held, before reading the owner
+ * word. */
+bool sp_iw_wait_begins(struct sp_core *core, const void *lock, bool rwlock);
 void sp_iw_wait_ends(void);
 /* After sp_lock_blocked_owner for an rwlock: tells the core the readers
  * listed by other threads that it does not know yet. */

@@ -8,6 +8,7 @@
  * itself); every reader the core was told about has its release told,
  * also when it held the lock twice or let it go out of order, and a reader
  * that went hand over hand along more locks than its list has slots.
+ * Only a critical or fast-tracked waiter scans for readers.
  * Observe mode: no privilege needed, nothing is boosted.
  */
 #define _GNU_SOURCE
@@ -17,6 +18,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -371,6 +373,112 @@ static void test_owner_from_word(void **state)
 	assert_int_equal(sp_mutex_destroy(&m), 0);
 }
 
+/*
+ * Only a critical (or fast-tracked) waiter scans the threads' read-lock
+ * lists for readers: the scan holds the thread table's mutex, and a nice
+ * 19 waiter preempted in it kept the critical writer waiting on that mutex
+ * for 13-22 ms (sp_instr_events.c). A reader queued behind a writer is
+ * listed before it blocks (sp_iw_read_pending); a plain writer that then
+ * blocks on the watched lock must not report it.
+ */
+struct plain_writer {
+	sp_rwlock_t *rw;
+	pid_t tid; /* atomic */
+	int rc;
+};
+
+static void *plain_writer_main(void *arg)
+{
+	struct plain_writer *p = arg;
+
+	__atomic_store_n(&p->tid, sp_test_gettid(), __ATOMIC_RELEASE);
+	p->rc = sp_rwlock_wrlock(p->rw);
+	if (p->rc == 0)
+		sp_rwlock_unlock(p->rw);
+	return NULL;
+}
+
+struct queued_reader {
+	struct rd rd;
+	pid_t tid; /* atomic */
+};
+
+static void *queued_reader_main(void *arg)
+{
+	struct queued_reader *q = arg;
+
+	__atomic_store_n(&q->tid, sp_test_gettid(), __ATOMIC_RELEASE);
+	return reader_main(&q->rd);
+}
+
+/* The state letter of one of our threads (S: asleep, here in a futex). */
+static char task_state(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : '?';
+}
+
+static bool asleep(pid_t *tid)
+{
+	pid_t t = __atomic_load_n(tid, __ATOMIC_ACQUIRE);
+
+	return t && task_state(t) == 'S';
+}
+
+static void test_plain_waiter_reports_no_reader(void **state)
+{
+	sp_rwlock_t rw;
+	struct rd early = { .rw = &rw };
+	struct queued_reader q = { .rd = { .rw = &rw } };
+	struct plain_writer pw = { .rw = &rw };
+	struct watcher w = { .rw = &rw, .want = 1 };
+	pthread_t te, tq, tw;
+
+	(void)state;
+	assert_int_equal(sp_rwlock_init(&rw, 0), 0);
+	/* Watched: a critical writer waited on it (for a reader). */
+	assert_int_equal(pthread_create(&te, NULL, reader_main, &early), 0);
+	while (!__atomic_load_n(&early.stage, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(critical_timed_wrlock(&rw, &w), ETIMEDOUT);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(w.seen, 1);
+	__atomic_store_n(&early.stage, 2, __ATOMIC_RELEASE);
+	pthread_join(te, NULL);
+	assert_int_equal(nr_readers(&rw), 0);
+
+	/* A reader queued behind our write hold, then a plain writer. */
+	assert_int_equal(sp_rwlock_wrlock(&rw), 0);
+	assert_int_equal(pthread_create(&tq, NULL, queued_reader_main, &q), 0);
+	assert_true(SP_WAIT_FOR(asleep(&q.tid)));
+	assert_int_equal(pthread_create(&tw, NULL, plain_writer_main, &pw), 0);
+	assert_true(SP_WAIT_FOR(asleep(&pw.tid)));
+	assert_int_equal(nr_readers(&rw), 0);
+
+	assert_int_equal(sp_rwlock_unlock(&rw), 0); /* the reader's turn, then the writer's */
+	while (!__atomic_load_n(&q.rd.stage, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(q.rd.rc, 0);
+	__atomic_store_n(&q.rd.stage, 2, __ATOMIC_RELEASE);
+	pthread_join(tq, NULL);
+	pthread_join(tw, NULL);
+	assert_int_equal(pw.rc, 0);
+	assert_int_equal(nr_readers(&rw), 0);
+	assert_int_equal(sp_rwlock_destroy(&rw), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_nested_read_holds),
 		cmocka_unit_test(test_hand_over_hand_readers_listed),
 		cmocka_unit_test(test_owner_from_word),
+		cmocka_unit_test(test_plain_waiter_reports_no_reader),
 	};
 
 	return cmocka_run_group_tests(tests, sp_test_setup_observe, sp_test_teardown_runtime);
