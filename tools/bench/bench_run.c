@@ -148,7 +148,7 @@ struct run {
 	struct hog hog[BENCH_MAX_THREADS];
 	struct bench_result *r;
 	int ui_err;
-	int trace;              /* SUPERPASS_BENCH_TRACE: one line per blocking */
+	int trace;              /* SUPERPASS_BENCH_TRACE: one line per blocking and per boost seen */
 	/* Boost latency: the critical thread publishes each wait (its start,
 	 * and a sequence number); the first holder to see itself in
 	 * SCHED_FIFO during that wait records now - start. */
@@ -207,6 +207,9 @@ static void bg_boost_poll(void *arg)
 	pthread_mutex_lock(&run->boost_lock);
 	sp_hist_record(&run->r->boost_hist, now - t0);
 	pthread_mutex_unlock(&run->boost_lock);
+	if (run->trace)
+		fprintf(stderr, "boost t0=%llu t=%llu us=%.1f tid=%d\n", (unsigned long long)t0,
+			(unsigned long long)now, (double)(now - t0) / 1e3, g->tid);
 }
 
 static void bg_section(struct bg *g, uint32_t us)
