@@ -38,5 +38,7 @@ expect2 "empty" "$tmp/empty"
 expect2 "no critical match" "$fx/lockpair-record.trace.gz" --critical nosuchthread
 grep -q "critical" "$tmp/e" || fail "no critical match: error does not say so"
 expect2 "bad policy" "$fx/lockpair-record.trace.gz" -p bogus
+expect2 "bad boost latency" "$fx/lockpair-record.trace.gz" --boost-latency-us soon
+grep -q -- "--boost-latency-us" "$tmp/e" || fail "bad boost latency: error does not name the option"
 expect2 "no trace" 
 echo ok

@@ -50,7 +50,8 @@ for f in "$bad"/*.json; do
 done
 
 # bad options
-for args in "--cpus 0" "--policies nope" "--k 0" "--sweep zz=1" "--critical nobody"; do
+for args in "--cpus 0" "--policies nope" "--k 0" "--sweep zz=1" "--critical nobody" \
+	"--boost-latency-us -1" "--boost-latency-us x"; do
 	set +e
 	# shellcheck disable=SC2086
 	"$sp" sim "$wl/mutex.json" -q $args >/dev/null 2>&1
