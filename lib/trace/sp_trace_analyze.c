@@ -86,7 +86,11 @@ struct open_wait {
 	uint32_t waker;
 	bool waker_from_waking;
 	uint32_t nr_rels;   /* releases of the word seen during the wait */
-	struct rel rels[MAX_RELS];
+	/* MAX_RELS of them, for a selected thread's futex wait only (the only
+	 * waits note_release looks at): allocated when the thread is found to
+	 * be selected, so that the hundred thousand threads of a long trace
+	 * are not 1 KB each */
+	struct rel *rels;
 };
 
 struct thr {
@@ -107,6 +111,11 @@ struct thr {
 	VEC(struct sp_trace_segment) segs;
 };
 
+struct map_ent {
+	int32_t tid;
+	uint32_t id; /* NO_ID: an empty slot */
+};
+
 struct res {
 	struct sp_trace_result pub;
 	VEC(struct sp_trace_blocker) blockers;
@@ -119,12 +128,17 @@ struct sp_trace_analysis {
 	int32_t *tids;
 	bool select_all;
 	VEC(struct thr *) thr;
-	/* tid -> current thread: open addressing */
-	uint32_t *map;
+	/* tid -> current thread: open addressing, the tid beside the id so that
+	 * a probe reads no thread */
+	struct map_ent *map;
 	size_t map_cap, map_used;
 	VEC(VEC(struct cpu_ent)) cpus;
 	VEC(struct res *) res;
-	VEC(uint32_t) crit_ids; /* threads that are selected */
+	/* Threads that are selected and may still hold an open wait or
+	 * episode (what horizon() and note_release() look at): a retired one
+	 * with nothing open is dropped (prune_crit), else a trace with a new
+	 * thread per tid reuse makes both walk every selected thread ever. */
+	VEC(uint32_t) crit_ids;
 	VEC(uint32_t) retired;  /* threads with no events to come whose history is kept */
 	uint64_t retire_events; /* a->c.events when the retired were last looked at */
 	VEC(struct sp_trace_episode) eps;
@@ -205,6 +219,7 @@ void sp_trace_analysis_destroy(struct sp_trace_analysis *a)
 		free(t->hist.v);
 		free(t->waits.v);
 		free(t->segs.v);
+		free(t->fx.rels);
 		free(t);
 	}
 	free(a->thr.v);
@@ -234,12 +249,12 @@ static size_t slot_of(const struct sp_trace_analysis *a, int32_t tid)
 static struct thr *lookup(struct sp_trace_analysis *a, int32_t tid)
 {
 	for (size_t s = slot_of(a, tid);; s = (s + 1) & (a->map_cap - 1)) {
-		uint32_t id = a->map[s];
+		const struct map_ent *m = &a->map[s];
 
-		if (id == NO_ID)
+		if (m->id == NO_ID)
 			return NULL;
-		if (a->thr.v[id]->pub.tid == tid)
-			return a->thr.v[id];
+		if (m->tid == tid)
+			return a->thr.v[m->id];
 	}
 }
 
@@ -248,7 +263,7 @@ static int map_set(struct sp_trace_analysis *a, int32_t tid, uint32_t id)
 	size_t s;
 
 	if ((a->map_used + 1) * 2 > a->map_cap) {
-		uint32_t *old = a->map;
+		struct map_ent *old = a->map;
 		size_t oc = a->map_cap;
 
 		a->map = malloc(oc * 2 * sizeof(*a->map));
@@ -259,8 +274,8 @@ static int map_set(struct sp_trace_analysis *a, int32_t tid, uint32_t id)
 		a->map_cap = oc * 2;
 		memset(a->map, 0xff, a->map_cap * sizeof(*a->map));
 		for (size_t i = 0; i < oc; i++)
-			if (old[i] != NO_ID) {
-				for (s = slot_of(a, a->thr.v[old[i]]->pub.tid); a->map[s] != NO_ID;
+			if (old[i].id != NO_ID) {
+				for (s = slot_of(a, old[i].tid); a->map[s].id != NO_ID;
 				     s = (s + 1) & (a->map_cap - 1))
 					;
 				a->map[s] = old[i];
@@ -268,13 +283,13 @@ static int map_set(struct sp_trace_analysis *a, int32_t tid, uint32_t id)
 		free(old);
 	}
 	for (s = slot_of(a, tid);; s = (s + 1) & (a->map_cap - 1)) {
-		if (a->map[s] == NO_ID) {
-			a->map[s] = id;
+		if (a->map[s].id == NO_ID) {
+			a->map[s] = (struct map_ent){ tid, id };
 			a->map_used++;
 			return 0;
 		}
-		if (a->thr.v[a->map[s]]->pub.tid == tid) {
-			a->map[s] = id;
+		if (a->map[s].tid == tid) {
+			a->map[s].id = id;
 			return 0;
 		}
 	}
@@ -290,6 +305,18 @@ static void retire(struct sp_trace_analysis *a, struct thr *t)
 		return;
 	t->retired = true;
 	(void)VEC_PUSH(a->retired, t->id); /* out of memory: kept whole, nothing lost */
+	/* What it has open now stays open (no event of its own can close it:
+	 * finish does); with nothing open, horizon() and note_release() have
+	 * nothing to find in it ever again. */
+	if (t->pub.critical && !t->fx.open && !t->kl.open && !t->ep_open) {
+		for (size_t i = 0; i < a->crit_ids.n; i++)
+			if (a->crit_ids.v[i] == t->id) {
+				a->crit_ids.v[i] = a->crit_ids.v[--a->crit_ids.n];
+				break;
+			}
+		free(t->fx.rels);
+		t->fx.rels = NULL;
+	}
 }
 
 static struct thr *new_thread(struct sp_trace_analysis *a, int32_t tid, const char *comm)
@@ -372,8 +399,14 @@ static bool is_critical(struct sp_trace_analysis *a, struct thr *t)
 		for (size_t i = 0; !c && a->comms[i]; i++)
 			c = !fnmatch(a->comms[i], t->pub.comm, 0);
 		t->crit = c;
-		if (c && !t->pub.critical && !VEC_PUSH(a->crit_ids, t->id))
-			t->pub.critical = true;
+		if (c && !t->pub.critical && (t->fx.rels = calloc(MAX_RELS, sizeof(struct rel)))) {
+			if (!VEC_PUSH(a->crit_ids, t->id)) {
+				t->pub.critical = true;
+			} else {
+				free(t->fx.rels);
+				t->fx.rels = NULL;
+			}
+		}
 	}
 	return t->crit > 0;
 }
