@@ -30,14 +30,62 @@ struct span {
 	const char *p, *e;
 };
 
-static bool is_digit(char c)
+/* Byte classes, one load a byte in the loops of every line. */
+#define CL_DIGIT 1u
+#define CL_SPACE 2u /* ' ' and '\t' */
+#define CL_WORD 4u  /* [0-9A-Za-z_]: an event name */
+static const unsigned char cls[256] = {
+	['0' ... '9'] = CL_DIGIT | CL_WORD,
+	['a' ... 'z'] = CL_WORD, ['A' ... 'Z'] = CL_WORD, ['_'] = CL_WORD,
+	[' '] = CL_SPACE, ['\t'] = CL_SPACE,
+};
+
+static inline bool is_digit(char c)
 {
-	return c >= '0' && c <= '9';
+	return cls[(unsigned char)c] & CL_DIGIT;
 }
 
-static bool is_space(char c)
+static inline bool is_space(char c)
 {
-	return c == ' ' || c == '\t';
+	return cls[(unsigned char)c] & CL_SPACE;
+}
+
+/* The first byte in [p, e) that is (@want true) or is not (false) a space
+ * or tab, else e: the padding of the comm column, the first word of a
+ * line. SSE2 sixteen bytes a step where there is one; a byte loop else. */
+static inline __attribute__((always_inline)) const char *find_space(const char *p, const char *e,
+								    bool want)
+{
+#if defined(__SSE2__)
+	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+
+	for (; e - p >= 16; p += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, tab)));
+
+		if (!want)
+			m ^= 0xffffu;
+		if (m)
+			return p + __builtin_ctz(m);
+	}
+#endif
+	while (p < e && is_space(*p) != want)
+		p++;
+	return p;
+}
+
+/* *ev = (struct sp_trace_event){ 0 }, as vector stores (the compiler's
+ * rep stos for it was a sixth of the line's time). */
+static inline void zero_event(struct sp_trace_event *ev)
+{
+#if defined(__SSE2__)
+	_Static_assert(sizeof(*ev) % 16 == 0, "zero_event stores 16 bytes a step");
+	for (size_t i = 0; i < sizeof(*ev); i += 16)
+		_mm_storeu_si128((__m128i *)((char *)ev + i), _mm_setzero_si128());
+#else
+	memset(ev, 0, sizeof(*ev));
+#endif
 }
 
 static bool is_hex(char c)
@@ -88,8 +136,10 @@ static inline __attribute__((always_inline)) const char *find_byte(const char *p
 }
 
 /* memcmp(a, b, n) == 0 for the few bytes compared here, inline. */
-static inline bool same(const char *a, const char *b, size_t n)
+static inline __attribute__((always_inline)) bool same(const char *a, const char *b, size_t n)
 {
+	if (__builtin_constant_p(n)) /* the compiler compares it in a word or two */
+		return !memcmp(a, b, n);
 	for (size_t i = 0; i < n; i++)
 		if (a[i] != b[i])
 			return false;
@@ -808,15 +858,14 @@ static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, c
 	if (!why)
 		why = &dummy;
 	*why = NULL;
-	memset(ev, 0, sizeof(*ev));
+	zero_event(ev);
 	while (e > p && (e[-1] == '\r' || e[-1] == '\n'))
 		e--;
 	if (nul < 0 ? memchr(p, '\0', (size_t)(e - p)) != NULL : nul > 0) {
 		*why = skip_why[SP_TRSK_BINARY];
 		return -(1 + SP_TRSK_BINARY);
 	}
-	while (p < e && is_space(*p))
-		p++;
+	p = find_space(p, e, false);
 	if (p == e || *p == '#')
 		return 0;
 	if (e - p >= 4 && !memcmp(p, "CPU:", 4) && find(p, e, "EVENTS"))
@@ -939,8 +988,7 @@ static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, c
 			pre_e--;
 	}
 	/* trace-cmd's instance name: "sptest:   comm-pid" */
-	for (q = p; q < pre_e && !is_space(*q); q++)
-		;
+	q = find_space(p, pre_e, true);
 	if (q > p && q < pre_e && q[-1] == ':') {
 		while (q < pre_e && is_space(*q))
 			q++;
@@ -969,8 +1017,7 @@ static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, c
 	while (name < e && is_space(*name))
 		name++;
 	ne = name;
-	while (ne < e && (is_digit(*ne) || (*ne >= 'a' && *ne <= 'z') || (*ne >= 'A' && *ne <= 'Z') ||
-			  *ne == '_'))
+	while (ne < e && (cls[(unsigned char)*ne] & CL_WORD))
 		ne++;
 	if (ne == name) {
 		*why = "no event name";
