@@ -33,6 +33,9 @@ expect 2 "binary data" "$sp" analyze "$tmp/binary"
 printf 'garbage line\n  x-1 [000] ..... 1.0: sched_waking: comm=a\n' > "$tmp/bad.txt"
 expect 2 "line 2" "$sp" analyze "$tmp/bad.txt"
 expect 2 "bad --tid" "$sp" analyze "$tmp/bad.txt" --tid abc
+expect 2 "bad --threads" "$sp" analyze "$tmp/bad.txt" --threads 0
+expect 2 "bad --threads" "$sp" analyze "$tmp/bad.txt" --threads 9
+expect 0 "waiter (tid" "$sp" analyze "$fx/lockpair-record.trace.gz" --critical waiter --threads 2
 expect 2 "which trace" "$sp" analyze
 expect 0 "usage: superpass analyze" "$sp" analyze --help
 expect 2 "give a command" "$sp" record

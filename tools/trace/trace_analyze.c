@@ -35,6 +35,10 @@ static void usage(FILE *f)
 		"      --min-us N       ignore episodes shorter than this (default 0)\n"
 		"      --spin           also spinlock contention (lock:contention_begin SPIN)\n"
 		"      --window-s S     history kept behind the newest event (default 10)\n"
+		"      --threads N      threads parsing a plain text file of 4 MiB or more (1-8;\n"
+		"                       default the CPUs online, at most 8; the environment's\n"
+		"                       SUPERPASS_TRACE_THREADS the same); the analysis runs on\n"
+		"                       one, with the same results for any N\n"
 		"  -q, --quiet          no summary on stdout\n"
 		"  -h, --help\n"
 		"\n"
@@ -110,7 +114,7 @@ static int write_csv(const struct sp_trace_analysis *a, const char *path)
 
 int trace_analyze_main(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_CHROME, O_SVG, O_CSV, O_WORST, O_MERGE, O_MIN, O_SPIN, O_WINDOW };
+	enum { O_JSON = 256, O_CHROME, O_SVG, O_CSV, O_WORST, O_MERGE, O_MIN, O_SPIN, O_WINDOW, O_THREADS };
 	static const struct option lo[] = {
 		{ "critical", required_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
@@ -123,6 +127,7 @@ int trace_analyze_main(int argc, char **argv)
 		{ "min-us", required_argument, NULL, O_MIN },
 		{ "spin", no_argument, NULL, O_SPIN },
 		{ "window-s", required_argument, NULL, O_WINDOW },
+		{ "threads", required_argument, NULL, O_THREADS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -183,6 +188,18 @@ int trace_analyze_main(int argc, char **argv)
 			if (parse_u64(optarg, 100000, &v, "--window-s") || !v)
 				{ rc = 2; goto out; }
 			o.window_ns = v * 1000000000ull;
+			break;
+		case O_THREADS:
+			/* the reader takes it from the environment (trace.h) */
+			if (parse_u64(optarg, 8, &v, "--threads"))
+				{ rc = 2; goto out; }
+			if (!v) {
+				fprintf(stderr, "superpass analyze: bad --threads '%s' (1 to 8)\n", optarg);
+				rc = 2;
+				goto out;
+			}
+			if (setenv("SUPERPASS_TRACE_THREADS", optarg, 1))
+				{ rc = 1; goto out; }
 			break;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); goto out;
