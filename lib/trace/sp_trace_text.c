@@ -111,7 +111,6 @@ static inline __attribute__((always_inline)) const char *find_byte(const char *p
 {
 #if defined(__SSE2__)
 	const __m128i v = _mm_set1_epi8(c);
-	const char *s = p;
 	unsigned m;
 
 	if (e - p < 16) {
@@ -128,7 +127,6 @@ static inline __attribute__((always_inline)) const char *find_byte(const char *p
 	/* the last 16 bytes, of which those before p were looked at */
 	m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(e - 16)), v));
 	m &= ~0u << (p - (e - 16));
-	(void)s;
 	return m ? e - 16 + __builtin_ctz(m) : NULL;
 #else
 	return p < e ? memchr(p, c, (size_t)(e - p)) : NULL;
