@@ -176,28 +176,39 @@ static void waking(struct sp_replay *r, uint64_t t, int waker, int target)
 	feed(r, &e);
 }
 
+/* A replay of a hand-made trace whose critical thread is tid 200: on
+ * @cpus CPUs (0: the default), in the classic scheduler model if asked. */
+static struct sp_replay *replay_of_200(uint32_t cpus, bool classic)
+{
+	static const int32_t crit[] = { 200 };
+	struct sp_replay_opts o;
+	struct sp_replay *r;
+
+	sp_replay_opts_default(&o);
+	o.critical_tids = crit;
+	o.nr_critical_tids = 1;
+	if (cpus)
+		o.cpus = cpus;
+	o.classic = classic;
+	assert_int_equal(sp_replay_create(&o, &r), 0);
+	return r;
+}
+
 /* One CPU. H (tid 100, nice 19) holds the lock from its start; W (200,
  * nice -10) asks for it at 1.1 ms; X (300, nice 0) runs 8 ms while H is
  * runnable; H wakes W at 10.1 ms after 2 ms of its own CPU. The wall gap
  * is 9 ms; the dependency is "H's 2 ms of CPU". */
 static struct sp_replay *handmade(uint32_t cpus, bool truncate)
 {
-	static const int32_t crit[] = { 200 };
-	struct sp_replay_opts o;
 	struct sp_replay *r;
 	char err[256] = "";
 	uint64_t t;
 
-	sp_replay_opts_default(&o);
-	o.critical_tids = crit;
-	o.nr_critical_tids = 1;
-	o.cpus = cpus;
 	/* The classic scheduler model, whose slices end on time: in the
 	 * linux one (slice ends seen at the 4 ms tick) X, arriving fresh,
 	 * runs to the tick and W asks only after it, when H runs at once;
 	 * the dependency is the same, the one-CPU wait not much longer. */
-	o.classic = true;
-	assert_int_equal(sp_replay_create(&o, &r), 0);
+	r = replay_of_200(cpus, true);
 	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 100, 139);
 	sw(r, 1 * MS, 100, 139, SP_TRS_RUNNABLE, 200, 110);
 	futex(r, 1 * MS + 100000, 200, true, 0x80, 0);
@@ -283,18 +294,13 @@ static void klock(struct sp_replay *r, uint64_t t, int pid, bool begin, uint32_t
  * waits. */
 static void test_kernel_locks(void **state)
 {
-	static const int32_t crit[] = { 200 };
-	struct sp_replay_opts o;
 	struct sp_replay *r;
 	struct sp_replay_figures f;
 	char err[256] = "";
 	const char *j;
 
 	(void)state;
-	sp_replay_opts_default(&o);
-	o.critical_tids = crit;
-	o.nr_critical_tids = 1;
-	assert_int_equal(sp_replay_create(&o, &r), 0);
+	r = replay_of_200(0, false);
 	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 100, 120);
 	sw(r, 1 * MS, 100, 120, SP_TRS_RUNNABLE, 200, 120);
 	klock(r, 1 * MS + 1000, 200, true, SP_TRACE_LCB_SPIN);
@@ -374,8 +380,6 @@ static void test_sched_model(void **state)
  * sleep, not a lock: no rwlock appears in a mutex workload. */
 static void test_preempt_and_join(void **state)
 {
-	static const int32_t crit[] = { 200 };
-	struct sp_replay_opts o;
 	struct sp_replay *r;
 	struct sp_replay_counts c;
 	struct sp_trace_event e = { .cpu = 0 };
@@ -383,10 +387,7 @@ static void test_preempt_and_join(void **state)
 	const char *j, *h;
 
 	(void)state;
-	sp_replay_opts_default(&o);
-	o.critical_tids = crit;
-	o.nr_critical_tids = 1;
-	assert_int_equal(sp_replay_create(&o, &r), 0);
+	r = replay_of_200(0, false);
 	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 100, 139);
 	sw(r, 1 * MS, 100, 139, SP_TRS_RUNNABLE, 200, 110);   /* H preempted: a point */
 	futex(r, 1 * MS + 100000, 200, true, 0x80, 0);        /* W waits for H's mutex */
@@ -469,8 +470,6 @@ static void count_readers(void *ctx, const struct sp_sim_trace *e)
 
 static void test_rwlock_readers(void **state)
 {
-	static const int32_t crit[] = { 200 };
-	struct sp_replay_opts o;
 	struct sp_replay *r;
 	struct sp_replay_counts c;
 	struct sp_replay_figures tf;
@@ -479,11 +478,7 @@ static void test_rwlock_readers(void **state)
 	const char *j;
 
 	(void)state;
-	sp_replay_opts_default(&o);
-	o.critical_tids = crit;
-	o.nr_critical_tids = 1;
-	o.cpus = 1;
-	assert_int_equal(sp_replay_create(&o, &r), 0);
+	r = replay_of_200(1, false);
 	/* R1 (100) runs, is preempted by R2 (101), which is preempted by W. */
 	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 100, 139);
 	sw(r, 1 * MS, 100, 139, SP_TRS_RUNNABLE, 101, 139);
@@ -574,18 +569,12 @@ static size_t count_in(const char *from, const char *to, const char *what)
  * the lock. */
 static void test_reader_bursts(void **state)
 {
-	static const int32_t crit[] = { 200 };
-	struct sp_replay_opts o;
 	struct sp_replay *r;
 	char err[256] = "";
 	const char *j, *r1, *end;
 
 	(void)state;
-	sp_replay_opts_default(&o);
-	o.critical_tids = crit;
-	o.nr_critical_tids = 1;
-	o.cpus = 1;
-	assert_int_equal(sp_replay_create(&o, &r), 0);
+	r = replay_of_200(1, false);
 	for (uint64_t k = 0; k < 5; k++) {
 		uint64_t t = 10 * k * MS;
 
@@ -642,18 +631,12 @@ static void test_reader_bursts(void **state)
  * keeps one pass. */
 static struct sp_replay *holder_trace(bool starved)
 {
-	static const int32_t crit[] = { 200 };
-	struct sp_replay_opts o;
 	struct sp_replay *r;
 	char err[256] = "";
 	int other = starved ? 300 : 0;
 	uint32_t hstate = starved ? SP_TRS_RUNNABLE : SP_TRS_SLEEPING;
 
-	sp_replay_opts_default(&o);
-	o.critical_tids = crit;
-	o.nr_critical_tids = 1;
-	o.cpus = 1;
-	assert_int_equal(sp_replay_create(&o, &r), 0);
+	r = replay_of_200(1, false);
 	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 200, 110);
 	futex(r, 200000, 200, true, 0x80, 0);
 	sw(r, 200000, 200, 110, SP_TRS_SLEEPING, other, 120);
@@ -717,8 +700,6 @@ static void test_starved_holder_loops(void **state)
  * replay, which lasts as long as the trace, to the ms. */
 static void test_frame_loop(void **state)
 {
-	static const int32_t crit[] = { 200 };
-	struct sp_replay_opts o;
 	struct sp_replay *r;
 	struct sp_replay_counts c;
 	struct sp_replay_figures tf;
@@ -726,11 +707,7 @@ static void test_frame_loop(void **state)
 	const char *j;
 
 	(void)state;
-	sp_replay_opts_default(&o);
-	o.critical_tids = crit;
-	o.nr_critical_tids = 1;
-	o.cpus = 1;
-	assert_int_equal(sp_replay_create(&o, &r), 0);
+	r = replay_of_200(1, false);
 	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 200, 110);
 	futex(r, MS / 10, 200, true, 0x80, 0);
 	sw(r, MS / 10, 200, 110, SP_TRS_SLEEPING, 100, 139);

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -79,6 +80,25 @@ static inline int sp_test_nice(pid_t tid)
 	if (sp_sched_getattr(tid, &a) != 0)
 		return 99;
 	return a.sched_nice;
+}
+
+/* The state letter of one of our threads (S: asleep, here in a futex;
+ * '?' if it is gone). */
+static inline char sp_test_task_state(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : '?';
 }
 
 /* cmocka group set-up: the runtime in observe mode (no privilege needed,

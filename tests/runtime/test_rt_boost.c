@@ -421,23 +421,6 @@ static void pin(int cpu)
 	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
 }
 
-static char task_state(pid_t tid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] ? p[2] : '?';
-}
-
 static void *queued_reader_main(void *arg)
 {
 	struct queued *q = arg;
@@ -496,7 +479,7 @@ static void test_queued_reader_handed_the_lock_is_found(void **state)
 	assert_int_equal(sp_rwlock_wrlock(&q.rw), 0);
 	assert_int_equal(pthread_create(&rd, NULL, queued_reader_main, &q), 0);
 	assert_true(SP_WAIT_FOR(__atomic_load_n(&q.reader, __ATOMIC_ACQUIRE) != 0 &&
-				task_state(q.reader) == 'S'));
+				sp_test_task_state(q.reader) == 'S'));
 	assert_int_equal(pthread_create(&spin, NULL, queued_spinner_main, &q), 0);
 	assert_true(SP_WAIT_FOR(__atomic_load_n(&q.spinning, __ATOMIC_ACQUIRE)));
 	assert_int_equal(sp_rwlock_unlock(&q.rw), 0); /* the reader now holds it */

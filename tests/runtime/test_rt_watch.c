@@ -411,29 +411,11 @@ static void *queued_reader_main(void *arg)
 	return reader_main(&q->rd);
 }
 
-/* The state letter of one of our threads (S: asleep, here in a futex). */
-static char task_state(pid_t tid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] ? p[2] : '?';
-}
-
 static bool asleep(pid_t *tid)
 {
 	pid_t t = __atomic_load_n(tid, __ATOMIC_ACQUIRE);
 
-	return t && task_state(t) == 'S';
+	return t && sp_test_task_state(t) == 'S';
 }
 
 static void test_plain_waiter_reports_no_reader(void **state)
