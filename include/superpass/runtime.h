@@ -71,6 +71,14 @@ int sp_thread_set_critical(bool critical);
 int sp_tid_set_critical(sp_tid_t tid, bool critical);
 /* 1 if the actuator currently holds a fast track for @tid, else 0. */
 int sp_tid_fast_tracked(sp_tid_t tid);
+/* Call right before execve (or any exec function) or posix_spawn: the
+ * calling thread leaves the runtime as if it exited, so a fast track it has
+ * is restored now. Scheduling attributes survive exec (the new program
+ * would keep SCHED_FIFO for good), and a spawned child starts from this
+ * thread's. If the exec fails, the thread's next sp_* lock call registers it
+ * again. Under the interposer every exec function and posix_spawn does this
+ * already. */
+void sp_thread_before_exec(void);
 
 /* ---- statistics ---- */
 /*

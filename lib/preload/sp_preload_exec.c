@@ -7,7 +7,8 @@
  * while boosted would run the new program at SCHED_FIFO for good (seen:
  * `chrt -p` showed SCHED_FIFO|SCHED_RESET_ON_FORK priority 1, never
  * restored). Each exec function therefore first ends the calling thread's
- * part in the runtime as a thread exit does (sp_rt_thread_leave: the core
+ * part in the runtime as a thread exit does (sp_thread_before_exec, which
+ * a program linked to libsuperpass calls itself: the core
  * forgets the task, the actuator puts its own attributes back), then
  * calls the real function. If the exec fails, the thread registers again
  * on its next lock call; a boost it still deserves comes back with the
@@ -54,12 +55,6 @@ typedef int (*sp_execveat_fn)(int, const char *, char *const[], char *const[], i
 typedef int (*sp_spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
 			   const posix_spawnattr_t *, char *const[], char *const[]);
 
-static void sp_pl_exec_prepare(void)
-{
-	if (!sp_rt_guarded())
-		sp_rt_thread_leave();
-}
-
 static int sp_pl_enosys(void)
 {
 	errno = ENOSYS;
@@ -72,7 +67,7 @@ static int sp_pl_execve(const char *path, char *const argv[], char *const envp[]
 
 	if (!real)
 		return sp_pl_enosys();
-	sp_pl_exec_prepare();
+	sp_thread_before_exec();
 	return real(path, argv, envp);
 }
 
@@ -82,7 +77,7 @@ static int sp_pl_execvpe(const char *file, char *const argv[], char *const envp[
 
 	if (!real)
 		return sp_pl_enosys();
-	sp_pl_exec_prepare();
+	sp_thread_before_exec();
 	return real(file, argv, envp);
 }
 
@@ -112,7 +107,7 @@ SP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 
 	if (!real)
 		return sp_pl_enosys();
-	sp_pl_exec_prepare();
+	sp_thread_before_exec();
 	return real(fd, argv, envp);
 }
 
@@ -123,7 +118,7 @@ SP_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *co
 
 	if (!real)
 		return sp_pl_enosys();
-	sp_pl_exec_prepare();
+	sp_thread_before_exec();
 	return real(dirfd, path, argv, envp, flags);
 }
 

@@ -285,3 +285,12 @@ int sp_tid_fast_tracked(sp_tid_t tid)
 {
 	return sp_act_is_boosted(tid);
 }
+
+/* The interposer's exec wrappers do this for unmodified programs
+ * (lib/preload/sp_preload_exec.c); a program linked to libsuperpass has
+ * no wrappers and calls it itself. */
+void sp_thread_before_exec(void)
+{
+	if (!sp_rt_guarded())
+		sp_rt_thread_leave();
+}

@@ -58,6 +58,7 @@ struct holder {
 	int wait_restore;   /* poll for the budget to end the boost before unlocking */
 	int exit_holding;   /* return while holding (robust mutex) */
 	int fork_child;     /* fork while boosted; child reports its policy */
+	int before_exec;    /* sp_thread_before_exec while boosted, as before an exec */
 	int nice_mode;      /* the actuator lowers nice instead of SCHED_FIFO */
 	int unreported;     /* lock/unlock behind the runtime's back (plain pthread) */
 	int app_nice;       /* if set: the application's own change while boosted */
@@ -68,7 +69,7 @@ struct holder {
 	int boosted;
 	int restored_before_unlock;
 	int child_status;
-	struct sp_sched_attr before, during, after;
+	struct sp_sched_attr before, during, after, left;
 };
 
 static void *holder_main(void *arg)
@@ -93,6 +94,11 @@ static void *holder_main(void *arg)
 
 		mine.sched_nice = h->app_nice;
 		sp_sched_setattr(0, &mine);
+	}
+	if (h->before_exec) {
+		/* What an exec would inherit: read at once, no waiting. */
+		sp_thread_before_exec();
+		sp_sched_getattr(0, &h->left);
 	}
 	if (h->fork_child) {
 		pid_t pid = fork();
@@ -169,6 +175,35 @@ static void test_boost_and_exact_restore(void **state)
 	assert_int_equal(WEXITSTATUS(h.child_status), 0);
 	assert_int_equal(sp_runtime_stats(&st), 0);
 	assert_true(st.act_fast_tracks >= 1);
+	assert_int_equal(st.act_fast_tracks, st.act_restores);
+	assert_int_equal(st.act_boosted_now, 0);
+	assert_int_equal(st.core.boosted_now, 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+/* A program linked to libsuperpass (no exec wrappers) calls
+ * sp_thread_before_exec before it execs: the boost is gone when the call
+ * returns, so the new program would start with the thread's own
+ * attributes; if the exec fails, the thread goes on and its release
+ * leaves nothing boosted. */
+static void test_before_exec_ends_the_fast_track(void **state)
+{
+	sp_mutex_t m;
+	struct holder h = { .m = &m, .before_exec = 1 };
+	struct sp_runtime_stats st;
+
+	(void)state;
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	run_holder(&h);
+	assert_true(h.boosted);
+	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
+	assert_int_equal(h.left.sched_policy, h.before.sched_policy);
+	assert_int_equal(h.left.sched_nice, 19);
+	assert_int_equal(h.left.sched_priority, h.before.sched_priority);
+	assert_int_equal(h.after.sched_policy, h.before.sched_policy);
+	assert_int_equal(h.after.sched_nice, 19);
+	assert_int_equal(sp_runtime_stats(&st), 0);
 	assert_int_equal(st.act_fast_tracks, st.act_restores);
 	assert_int_equal(st.act_boosted_now, 0);
 	assert_int_equal(st.core.boosted_now, 0);
@@ -566,6 +601,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_boost_and_exact_restore, teardown),
+		cmocka_unit_test_teardown(test_before_exec_ends_the_fast_track, teardown),
 		cmocka_unit_test_teardown(test_worker_boosts_then_nothing_stays_boosted, teardown),
 		cmocka_unit_test_teardown(test_application_change_wins, teardown),
 		cmocka_unit_test_teardown(test_unreported_owner_boosted, teardown),
