@@ -151,19 +151,33 @@ static void run_holder(struct holder *h)
 	assert_int_equal(sp_thread_set_critical(false), 0);
 }
 
+/* One nice 19 holder of a new mutex, boosted for the critical caller
+ * (SCHED_FIFO priority 1), then released; every fast track is restored. */
+static void run_boosted_holder(struct holder *h)
+{
+	struct sp_runtime_stats st;
+
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_mutex_init(h->m, 0), 0);
+	run_holder(h);
+	assert_true(h->boosted);
+	assert_int_equal(h->during.sched_policy, SCHED_FIFO);
+	assert_int_equal(h->during.sched_priority, 1);
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_true(st.act_fast_tracks >= 1);
+	assert_int_equal(st.act_fast_tracks, st.act_restores);
+	assert_int_equal(st.act_boosted_now, 0);
+	assert_int_equal(st.core.boosted_now, 0);
+	assert_int_equal(sp_mutex_destroy(h->m), 0);
+}
+
 static void test_boost_and_exact_restore(void **state)
 {
 	sp_mutex_t m;
 	struct holder h = { .m = &m, .fork_child = 1 };
-	struct sp_runtime_stats st;
 
 	(void)state;
-	assert_int_equal(sp_start(4, 0), 0);
-	assert_int_equal(sp_mutex_init(&m, 0), 0);
-	run_holder(&h);
-	assert_true(h.boosted);
-	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
-	assert_int_equal(h.during.sched_priority, 1);
+	run_boosted_holder(&h);
 	/* exact restore: policy, nice, priority, flags */
 	assert_int_equal(h.after.sched_policy, h.before.sched_policy);
 	assert_int_equal(h.after.sched_nice, h.before.sched_nice);
@@ -173,12 +187,6 @@ static void test_boost_and_exact_restore(void **state)
 	/* a child forked by the boosted holder is not boosted */
 	assert_true(WIFEXITED(h.child_status));
 	assert_int_equal(WEXITSTATUS(h.child_status), 0);
-	assert_int_equal(sp_runtime_stats(&st), 0);
-	assert_true(st.act_fast_tracks >= 1);
-	assert_int_equal(st.act_fast_tracks, st.act_restores);
-	assert_int_equal(st.act_boosted_now, 0);
-	assert_int_equal(st.core.boosted_now, 0);
-	assert_int_equal(sp_mutex_destroy(&m), 0);
 }
 
 /* A program linked to libsuperpass (no exec wrappers) calls
@@ -190,24 +198,14 @@ static void test_before_exec_ends_the_fast_track(void **state)
 {
 	sp_mutex_t m;
 	struct holder h = { .m = &m, .before_exec = 1 };
-	struct sp_runtime_stats st;
 
 	(void)state;
-	assert_int_equal(sp_start(4, 0), 0);
-	assert_int_equal(sp_mutex_init(&m, 0), 0);
-	run_holder(&h);
-	assert_true(h.boosted);
-	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
+	run_boosted_holder(&h);
 	assert_int_equal(h.left.sched_policy, h.before.sched_policy);
 	assert_int_equal(h.left.sched_nice, 19);
 	assert_int_equal(h.left.sched_priority, h.before.sched_priority);
 	assert_int_equal(h.after.sched_policy, h.before.sched_policy);
 	assert_int_equal(h.after.sched_nice, 19);
-	assert_int_equal(sp_runtime_stats(&st), 0);
-	assert_int_equal(st.act_fast_tracks, st.act_restores);
-	assert_int_equal(st.act_boosted_now, 0);
-	assert_int_equal(st.core.boosted_now, 0);
-	assert_int_equal(sp_mutex_destroy(&m), 0);
 }
 
 /* The worker applies the fast track the core asked for, the critical
