@@ -136,6 +136,7 @@ struct sim {
 	enum sp_sim_policy pol;
 	uint64_t now, end, slice;
 	bool linux_model;         /* the workload's sp_sched_model is "linux" */
+	uint32_t balance_failed;  /* linux model: sd->nr_balance_failed (sched_balance) */
 	int fifo_prio;
 	uint32_t ncpus, nth;
 	struct scpu *cpus;

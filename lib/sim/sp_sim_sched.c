@@ -792,12 +792,19 @@ static void sched_balance_count(struct sim *s)
 	}
 }
 
-/* Every SP_BALANCE_NS (linux model): the CPU with the most fair load (the weights of
- * its runnable fair tasks: PELT's load of tasks that stay runnable) gives
- * one queued task to the CPU with the least, the heaviest one that
- * narrows the gap without reversing it (load_balance() moves load, not
- * tasks: four nice-0 hogs end up two per CPU whatever few nice-19 tasks
- * run beside them). */
+/* Every SP_BALANCE_NS (linux model), as load_balance() between two CPUs
+ * of one domain: the CPU with the most fair load (the weights of its
+ * runnable fair tasks, each times its PELT-like runnable share) gives one
+ * queued task to the CPU with the least, when it has more than 117 % of
+ * it (the MC domain's imbalance_pct), the heaviest one whose load is at
+ * most half the gap (calculate_imbalance()'s migrate_load: the move may
+ * not reverse it), that load halved once for every balance before that
+ * found an imbalance and moved nothing (detach_tasks() shifts it right by
+ * nr_balance_failed): so four nice-0 hogs end up two per CPU even beside a
+ * critical nice -10 thread and eight nice-19 readers that sit on one of
+ * them (3072 against 1024 + 100: a hog of 1024 is more than half the gap
+ * and moves at the second try). A move, or a balance within 117 %, clears
+ * the count. */
 void sched_balance(struct sim *s)
 {
 	int most = -1, least = -1;
@@ -840,17 +847,25 @@ void sched_balance(struct sim *s)
 
 		t->pelt = t->pelt - t->pelt / 8 + (t->state == TS_RUNNABLE ? 128 : 0);
 	}
-	if (most < 0 || most == least || nmost < 2)
+	if (most < 0 || most == least || nmost < 2 || 100 * lmost <= 117 * lleast) {
+		s->balance_failed = 0; /* out_balanced */
 		return;
+	}
 	for (int j = s->cpus[most].nrq - 1; j >= 0; j--) {
 		struct scpu *c = &s->cpus[most];
 		struct sth *t = &s->th[c->rq[j]];
+		uint64_t load = (uint64_t)t->weight * t->pelt / 1024;
 
+		load >>= s->balance_failed < 32 ? s->balance_failed : 31;
 		if (t->state == TS_RUNNABLE && t->eff == 0 && c->curr != t && sp_allowed(t, least) &&
-		    2 * ((uint64_t)t->weight * t->pelt / 1024) <= lmost - lleast &&
+		    2 * load <= lmost - lleast &&
 		    (!pick || (uint64_t)t->weight * t->pelt > (uint64_t)pick->weight * pick->pelt))
 			pick = t;
 	}
-	if (pick)
+	if (pick) {
 		sp_migrate(s, pick, &s->cpus[least]);
+		s->balance_failed = 0;
+	} else {
+		s->balance_failed++;
+	}
 }

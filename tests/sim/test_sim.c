@@ -214,6 +214,41 @@ static void test_fair_two_cpus(void **state)
 	sp_sim_workload_free(w);
 }
 
+/* ---- the linux model's balancer moves a hog that is more than half the gap ----
+ * Four nice-0 hogs start three on CPU 0 and one on CPU 1 (CPU 1 is idle
+ * when the second starts, neither when the last two do), beside eight
+ * nice-19 threads bound to CPU 1 that run and nap (a bench's readers).
+ * CPU 0's load is 3072 and CPU 1's 1024 and a little: a hog (1024) is more
+ * than half the gap, and Linux moves one all the same after a failed try
+ * (detach_tasks() halves a task's load per nr_balance_failed). Without it
+ * the lone hog had a CPU to itself and the readers beside it twice their
+ * share: the replay's rwlock readers got 4x the CPU they got traced. */
+static void test_linux_balance_after_failure(void **state)
+{
+	static const char *const text =
+		"{ \"global\": { \"duration\": 4, \"sp_cpus\": 2, \"sp_sched_model\": \"linux\" }, "
+		"\"tasks\": { "
+		"\"a\": { \"run\": 10000 }, \"b\": { \"delay\": 10, \"run\": 10000 }, "
+		"\"c\": { \"delay\": 20, \"run\": 10000 }, \"d\": { \"delay\": 20, \"run\": 10000 }, "
+		"\"reader\": { \"instance\": 8, \"priority\": 19, \"cpus\": [1], "
+		"\"run\": 500, \"sleep\": 50 } } }";
+	struct sp_sim_workload *w;
+	struct sp_sim_result *r;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(sp_sim_workload_parse(text, "balance", &w, err, sizeof(err)), 0);
+	r = run(w, SP_SIM_POL_NONE, 2, 4000 * MS, NULL);
+	for (uint32_t i = 0; i < r->nthreads; i++) {
+		double got = (double)r->threads[i].cpu_ns / (4000.0 * MS);
+
+		if (strncmp(r->threads[i].name, "reader", 6) && (got < 0.45 || got > 0.52))
+			fail_msg("hog %s got %.4f of a CPU, not a half", r->threads[i].name, got);
+	}
+	done(r);
+	sp_sim_workload_free(w);
+}
+
 /* ---- FIFO always beats fair, and preempts it at once ---- */
 static void test_fifo_preempts_fair(void **state)
 {
@@ -929,6 +964,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fair_shares),
 		cmocka_unit_test(test_fair_two_cpus),
+		cmocka_unit_test(test_linux_balance_after_failure),
 		cmocka_unit_test(test_fifo_preempts_fair),
 		cmocka_unit_test(test_mutual_exclusion_and_writer_preference),
 		cmocka_unit_test(test_reader_preference),
