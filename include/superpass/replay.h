@@ -18,9 +18,10 @@
  *    multiple of the median) gets an rt-app timer of that period instead,
  *    its frames (janky and frames are counted as `superpass bench` counts
  *    them: the periods the work spanned, the periods to the sleep's end),
- *    and that frame loop loops on to the end of the replay (the trace's
- *    length, sp_duration_ms) so that a policy that serves it sooner does
- *    not run out of frames; a futex wait for its waker's tid (pthread_join)
+ *    and that frame loop loops on to the end of the replay (sp_duration_ms:
+ *    the trace's length, or, when every critical thread is a frame loop,
+ *    where the last of them ended in the trace) so that a policy that
+ *    serves it sooner does not run out of frames; a futex wait for its waker's tid (pthread_join)
  *    is a sleep;
  *  - runtime: a thread that never waited, slept less than 1 % of its life
  *    and ran at least 10 % of it (a CPU hog) is busy until it ended: what
@@ -128,6 +129,8 @@ struct sp_replay_counts {
 	uint64_t looped;       /* starved lock holders whose program loops on */
 	uint64_t outside_threads, outside_cpu_ns, replayed_cpu_ns;
 	uint64_t first_ns, last_ns;
+	uint64_t end_ns;       /* where the replay ends: last_ns, or where the last
+				  critical thread ended when every one is a frame loop */
 	uint32_t cpus;
 	uint64_t slice_ns;
 };

@@ -1290,10 +1290,12 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 }
 
 /* A lock a periodic critical thread takes at the same point of its frames:
- * the CPU time from the frame's start at which it asks for it. */
+ * the CPU time from the frame's start at which it asks for it, and how far
+ * from it a wait of a frame still is that point. */
 struct point {
 	int32_t lock;
-	uint64_t off;
+	uint64_t off, tol;
+	size_t frame;         /* (while collecting) the frame of the wait */
 };
 
 static int cmp_point(const void *a, const void *b)
@@ -1305,12 +1307,69 @@ static int cmp_point(const void *a, const void *b)
 	return (x->off > y->off) - (x->off < y->off);
 }
 
+#define PT_MAX_STEPS 12 /* the most acquisitions of one lock a frame, filled in */
+
+/*
+ * The points of one lock (@c[0..n), sorted) as a frame loop that asks at
+ * evenly spaced points of its CPU time: the first point plus k steps. A
+ * point shows only in the frames where it was contended, and under `none`
+ * the later points of a frame seldom are (the first wait gave the starved
+ * holder the time to finish; mutex-none-1 of this session: 26 waits at the
+ * first point of four, 5 at the second, none at the third, 2 at the
+ * fourth). The longest step that puts every point within 15 % of a step
+ * of the grid, fewer than PT_MAX_STEPS steps from the first to the last,
+ * gives the points that did not show between them (nothing past the last
+ * one seen). Adds them to @c (room for PT_MAX_STEPS more); returns the new
+ * count.
+ */
+static size_t fill_steps(struct point *c, size_t n)
+{
+	uint64_t span;
+
+	if (n < 3)
+		return n;
+	span = c[n - 1].off - c[0].off;
+	for (uint64_t k = n - 1; k < PT_MAX_STEPS; k++) {
+		uint64_t d = span / k;
+		bool fits = d > 0;
+		size_t m = n;
+
+		for (size_t i = 1; fits && i + 1 < n; i++) {
+			uint64_t x = c[i].off - c[0].off, q = (x + d / 2) / d, e = x > q * d ? x - q * d
+											: q * d - x;
+
+			fits = q >= 1 && q < k && e * 100 <= d * 15;
+		}
+		if (!fits)
+			continue;
+		if (k + 1 == n)
+			return n;
+		for (uint64_t q = 1; q < k; q++) {
+			uint64_t at = c[0].off + q * d;
+			bool have = false;
+
+			for (size_t i = 1; i + 1 < n && !have; i++) {
+				uint64_t e = c[i].off > at ? c[i].off - at : at - c[i].off;
+
+				have = e * 100 <= d * 15;
+			}
+			if (!have)
+				c[m++] = (struct point){ .lock = c[0].lock, .off = at, .tol = c[0].tol };
+		}
+		return m;
+	}
+	return n;
+}
+
 /* A trace shows a thread's contended acquisitions only. A frame loop
- * (period) that waited for a lock at the same points of its frames (the
- * CPU time since the frame started, within 10 % of the frame's CPU) is
- * taken to ask for it there in every frame: the frames where it found the
- * lock free left no trace. A point needs waits in at least 3 frames and 5 %
- * of them. Returns the points (sorted by lock, offset) and their count. */
+ * (period) that waited for a lock at the same point of its frames (the
+ * CPU time since the frame started, within 10 % of the frame's CPU) in at
+ * least two frames is taken to ask for it there in every frame: the frames
+ * where it found the lock free left no trace; and at the points between
+ * that the spacing of those says (fill_steps). (Before, a point needed
+ * waits in 5 % of the frames, which under `none` only the first point of
+ * the bench's four reaches.) Returns the points (sorted by lock, offset)
+ * and their count. */
 static size_t frame_points(const struct th *t, size_t grid, struct point **out)
 {
 	struct point *v, *c;
@@ -1320,7 +1379,7 @@ static size_t frame_points(const struct th *t, size_t grid, struct point **out)
 	*out = NULL;
 	v = calloc(t->n + 1, sizeof(*v));
 	fr = calloc(t->n + 1, sizeof(*fr));
-	c = calloc(t->n + 1, sizeof(*c));
+	c = calloc(t->n + 1 + PT_MAX_STEPS, sizeof(*c));
 	if (!v || !fr || !c)
 		goto out;
 	for (size_t i = grid; i < t->n; i++) {
@@ -1329,25 +1388,37 @@ static size_t frame_points(const struct th *t, size_t grid, struct point **out)
 		if (it->type == IT_CPU) {
 			off += it->ns;
 		} else if (it->type == IT_WAIT) {
-			v[n++] = (struct point){ .lock = it->lock, .off = off };
+			v[n++] = (struct point){ .lock = it->lock, .off = off, .frame = frames };
 		} else if (it->type == IT_SLEEP) {
 			if (off)
 				fr[frames++] = off;
 			off = 0;
 		}
 	}
-	if (frames < 3 || n < 3)
+	if (frames < 3 || n < 2)
 		goto out;
 	qsort(fr, frames, sizeof(*fr), cmp_u64);
 	fcpu = fr[frames / 2];
 	qsort(v, n, sizeof(*v), cmp_point);
-	for (size_t i = 0, j; i < n; i = j) {
+	for (size_t i = 0, j, first = 0; i < n; i = j) {
 		uint64_t sum = 0;
+		size_t nfr = 0;
 
-		for (j = i; j < n && v[j].lock == v[i].lock && v[j].off - v[i].off <= fcpu / 10; j++)
+		for (j = i; j < n && v[j].lock == v[i].lock && v[j].off - v[i].off <= fcpu / 10; j++) {
+			bool again = false; /* a retry in a frame counted already */
+
+			for (size_t k = i; k < j && !again; k++)
+				again = v[k].frame == v[j].frame;
+			nfr += !again;
 			sum += v[j].off;
-		if (j - i >= 3 && (j - i) * 20 >= frames)
-			c[nc++] = (struct point){ .lock = v[i].lock, .off = sum / (j - i) };
+		}
+		if (nfr >= 2)
+			c[nc++] = (struct point){ .lock = v[i].lock, .off = sum / (j - i),
+						  .tol = fcpu / 10 };
+		if (j == n || v[j].lock != v[i].lock) { /* the lock's last cluster */
+			nc = first + fill_steps(c + first, nc - first);
+			first = nc;
+		}
 	}
 	if (nc) {
 		qsort(c, nc, sizeof(*c), cmp_point);
@@ -1381,16 +1452,27 @@ static bool holding(const struct prog *p, int32_t lock)
 	return false;
 }
 
-/* Whether the frame around item @i has a wait of its own for @lock (then
- * the point is that wait, not an inferred request). */
-static bool seen_pt(const struct th *t, size_t i, int32_t lock)
+/* Whether the frame around item @i has a wait of its own for point @pt
+ * (for its lock, within the point's reach of its offset: then the point is
+ * that wait, not an inferred request). @foff: each item's CPU offset in
+ * its frame. (Before, any wait for the lock in the frame stood for all its
+ * points: a frame that waited at its first point asked at no other.) */
+static bool seen_pt(const struct th *t, const uint64_t *foff, size_t i, const struct point *pt)
 {
-	for (size_t j = i; j > 0 && t->it[j - 1].type != IT_SLEEP; j--)
-		if (t->it[j - 1].type == IT_WAIT && t->it[j - 1].lock == lock)
+	for (size_t j = i; j > 0 && t->it[j - 1].type != IT_SLEEP; j--) {
+		const struct item *x = &t->it[j - 1];
+
+		if (x->type == IT_WAIT && x->lock == pt->lock &&
+		    (foff[j - 1] > pt->off ? foff[j - 1] - pt->off : pt->off - foff[j - 1]) <= pt->tol)
 			return true;
-	for (size_t j = i; j < t->n && t->it[j].type != IT_SLEEP; j++)
-		if (t->it[j].type == IT_WAIT && t->it[j].lock == lock)
+	}
+	for (size_t j = i; j < t->n && t->it[j].type != IT_SLEEP; j++) {
+		const struct item *x = &t->it[j];
+
+		if (x->type == IT_WAIT && x->lock == pt->lock &&
+		    (foff[j] > pt->off ? foff[j] - pt->off : pt->off - foff[j]) <= pt->tol)
 			return true;
+	}
 	return false;
 }
 
@@ -1431,6 +1513,7 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 	size_t k = 0, nheld = 0, npts = 0;
 	uint64_t first_sleep_end = 0, last_sleep_end = 0, sleeps = 0, foff = 0;
 	struct point *pts = NULL;
+	uint64_t *pfoff = NULL; /* a frame loop's items' CPU offsets in their frames */
 	bool locks = false;
 
 	wop = calloc(t->n + 1, 1);
@@ -1485,8 +1568,23 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 		p->nomem = 1;
 		return;
 	}
-	if (period)
+	if (period) {
 		npts = frame_points(t, grid, &pts);
+		pfoff = calloc(t->n + 1, sizeof(*pfoff));
+		if (!pfoff) {
+			free(ins);
+			free(wop);
+			free(pts);
+			p->nomem = 1;
+			return;
+		}
+		for (size_t i = grid; i < t->n; i++) {
+			pfoff[i] = foff;
+			foff = t->it[i].type == IT_SLEEP ? 0
+				: foff + (t->it[i].type == IT_CPU ? t->it[i].ns : 0);
+		}
+		foff = 0;
+	}
 	for (size_t i = 0; i <= t->n; i++) {
 		const struct item *it = i < t->n ? &t->it[i] : NULL;
 
@@ -1507,7 +1605,7 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 
 				for (; period && i >= grid && m < npts; m++) {
 					if (pts[m].off > foff && pts[m].off <= foff + it->ns &&
-					    !seen_pt(t, i, pts[m].lock) && !holding(p, pts[m].lock)) {
+					    !seen_pt(t, pfoff, i, &pts[m]) && !holding(p, pts[m].lock)) {
 						a = pts[m].off - foff;
 						break;
 					}
@@ -1597,6 +1695,7 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 	free(ins);
 	free(wop);
 	free(pts);
+	free(pfoff);
 	*delay = t->first_ts > r->first ? t->first_ts - r->first : 0;
 	if (period && sleeps) {
 		/* The schedule starts a period before the first deadline (see
@@ -1751,6 +1850,8 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 {
 	size_t ncrit = 0;
 	char *tasks;
+	uint64_t crit_end;
+	bool crit_loops = true;
 	int rc;
 
 	if (r->nomem)
@@ -1807,6 +1908,7 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		r->c.slice_ns = 750000ull * f;
 	}
 	/* The tasks first (they tell which locks are taken), then the file. */
+	crit_end = r->first;
 	for (size_t i = 0; i < r->nth; i++) {
 		struct th *t = r->th[i];
 		struct prog p = { 0 };
@@ -1819,6 +1921,12 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		r->c.threads++;
 		period = t->critical ? period_of(t, &grid, &keep) : 0;
 		build_prog(r, t, &p, &delay, period, grid, keep);
+		if (t->critical) {
+			uint64_t end = t->exited ? t->last_ts : r->last;
+
+			crit_loops &= period != 0;
+			crit_end = end > crit_end ? end : crit_end;
+		}
 		{
 			bool loop = (t->critical && period) || starved(r, t);
 
@@ -1830,6 +1938,13 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		if (p.nomem)
 			r->nomem = 1;
 	}
+	/* A frame loop loops on to the end of the replay; when every critical
+	 * thread is one, the replay ends where the last of them ended in the
+	 * trace (the bench stops its threads together, and its trace goes on
+	 * for the joins and the report: frame loops and starved holders
+	 * looped past that, without the hogs, made 20 short blockings in the
+	 * last 80 ms of mutex-none-1, and frames the trace does not have). */
+	r->c.end_ns = crit_loops && crit_end > r->first ? crit_end : r->last;
 	tasks = r->json;
 	r->json = NULL;
 	r->jlen = r->jcap = 0;
@@ -1837,8 +1952,8 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 	      "\"SCHED_OTHER\",\n\t\t\"calibration\": \"CPU0\",\n\t\t\"sp_cpus\": %u,\n"
 	      "\t\t\"sp_duration_ms\": %llu,\n"
 	      "\t\t\"sp_base_slice_us\": %llu,\n\t\t\"sp_sched_model\": \"%s\"",
-	   (unsigned long long)((r->last - r->first) / 1000000000ull + 1), r->c.cpus,
-	   (unsigned long long)((r->last - r->first + 999999) / 1000000 ?: 1),
+	   (unsigned long long)((r->c.end_ns - r->first) / 1000000000ull + 1), r->c.cpus,
+	   (unsigned long long)((r->c.end_ns - r->first + 999999) / 1000000 ?: 1),
 	   (unsigned long long)(r->c.slice_ns / 1000), r->o.classic ? "classic" : "linux");
 	{
 		bool any = false;

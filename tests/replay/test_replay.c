@@ -735,6 +735,80 @@ static void test_frame_loop(void **state)
 	sp_replay_free(r);
 }
 
+/* A frame loop that takes a lock four times a frame (at 300, 600, 900 and
+ * 1200 us of its 1.3 ms of CPU) but, as under `none`, waits mostly at the
+ * first point: in 10 frames of 24 there, in two at the second (one of them
+ * after a wait at the first), in two at the fourth, never at the third.
+ * The replay asks at all four in every frame: the second and fourth from
+ * their waits in two frames each, the third from their spacing; and a
+ * frame that waited at one point still asks at the others. (Before, a
+ * point needed waits in 5 % of the frames and any wait in a frame stood
+ * for all its points: one request a frame.) It exits 30 ms before the
+ * trace ends: the replay ends there, not with the trace. */
+static void test_frame_points(void **state)
+{
+	static const uint64_t pts[] = { 300000, 600000, 900000, 1200000 };
+	struct sp_replay *r;
+	const struct sp_sim_workload *w;
+	struct acquires a;
+	struct sp_replay_counts c;
+	struct sp_sim_opts so;
+	struct sp_sim_result res;
+	char err[256] = "";
+
+	(void)state;
+	r = replay_of_200(1, false);
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 0, 120);
+	for (uint64_t k = 0; k < 24; k++) {
+		uint64_t t = 8 * k * MS, cpu = 0;
+		bool wait[4] = { k < 10, k == 3 || k == 15, false, k == 12 || k == 18 };
+
+		sw(r, t, 0, 120, SP_TRS_SLEEPING, 200, 110);
+		for (int p = 0; p < 4; p++) {
+			if (!wait[p])
+				continue;
+			t += pts[p] - cpu;
+			cpu = pts[p];
+			/* 200 waits; holder 100 runs 100 us, unlocks, wakes it */
+			futex(r, t, 200, true, 0x80, 0);
+			sw(r, t, 200, 110, SP_TRS_SLEEPING, 100, 139);
+			futex(r, t + 100000, 100, true, 0x81, 0);
+			waking(r, t + 100000, 100, 200);
+			futex(r, t + 101000, 100, false, 0x81, 1);
+			sw(r, t + 102000, 100, 139, SP_TRS_SLEEPING, 200, 110);
+			t += 102000;
+			futex(r, t + 1000, 200, false, 0x80, 0);
+		}
+		t += 1300000 - cpu;
+		sw(r, t, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	}
+	{ /* it exits; the trace goes on 30 ms (a program's joins, its report) */
+		struct sp_trace_event e = { .ts_ns = 8 * 24 * MS, .type = SP_TR_EXIT, .cpu = 0 };
+
+		e.u.exit.pid = 200;
+		feed(r, &e);
+	}
+	sw(r, 8 * 24 * MS + 30 * MS, 0, 120, SP_TRS_RUNNABLE, 0, 120);
+	if (sp_replay_finish(r, "points", err, sizeof(err)))
+		fail_msg("%s", err);
+	sp_replay_get_counts(r, &c);
+	w = sp_replay_workload(r);
+	/* the replay ends where its only critical thread, a frame loop, did */
+	assert_in_range(sp_sim_workload_duration_ns(w), 184 * MS, 8 * 24 * MS + MS);
+	a = (struct acquires){ .thread = sp_sim_task_find(w, "t200-200") };
+	assert_true(a.thread >= 0);
+	sp_sim_opts_default(&so);
+	so.cpus = 2;
+	so.trace = count_acquires;
+	so.trace_ctx = &a;
+	assert_int_equal(sp_sim_run(w, &so, &res), 0);
+	if (res.frames < 20 || (uint64_t)a.n < 4 * res.frames - 4)
+		fail_msg("%d acquisitions in %llu frames (%llu inferred), not 4 a frame", a.n,
+			 (unsigned long long)res.frames, (unsigned long long)c.inferred);
+	sp_sim_result_free(&res);
+	sp_replay_free(r);
+}
+
 static void test_bad_files(void **state)
 {
 	struct sp_replay_opts o;
@@ -796,6 +870,7 @@ int main(void)
 		cmocka_unit_test(test_preempt_and_join),
 		cmocka_unit_test(test_rwlock_readers),
 		cmocka_unit_test(test_frame_loop),
+		cmocka_unit_test(test_frame_points),
 		cmocka_unit_test(test_reader_bursts),
 		cmocka_unit_test(test_starved_holder_loops),
 		cmocka_unit_test(test_bad_files),
