@@ -80,9 +80,20 @@ static inline __attribute__((always_inline)) const char *find_space(const char *
 static inline void zero_event(struct sp_trace_event *ev)
 {
 #if defined(__SSE2__)
-	_Static_assert(sizeof(*ev) % 16 == 0, "zero_event stores 16 bytes a step");
-	for (size_t i = 0; i < sizeof(*ev); i += 16)
-		_mm_storeu_si128((__m128i *)((char *)ev + i), _mm_setzero_si128());
+	/* Written out rather than a loop: GCC turns the loop back into the
+	 * rep stos (-ftree-loop-distribute-patterns). */
+	const __m128i z = _mm_setzero_si128();
+
+	_Static_assert(sizeof(*ev) % 16 == 0 && sizeof(*ev) <= 128,
+		       "zero_event stores 16 bytes a step, at most 128");
+#define SPTR_Z16(o)                                                                      \
+	do {                                                                             \
+		if (sizeof(*ev) > (o))                                                   \
+			_mm_storeu_si128((__m128i *)((char *)ev + (o)), z);              \
+	} while (0)
+	SPTR_Z16(0); SPTR_Z16(16); SPTR_Z16(32); SPTR_Z16(48);
+	SPTR_Z16(64); SPTR_Z16(80); SPTR_Z16(96); SPTR_Z16(112);
+#undef SPTR_Z16
 #else
 	memset(ev, 0, sizeof(*ev));
 #endif
@@ -136,7 +147,29 @@ static inline __attribute__((always_inline)) const char *find_byte(const char *p
 /* memcmp(a, b, n) == 0 for the few bytes compared here, inline. */
 static inline __attribute__((always_inline)) bool same(const char *a, const char *b, size_t n)
 {
-	if (__builtin_constant_p(n)) /* the compiler compares it in a word or two */
+	/* A literal of up to 16 bytes: two loads of a word each, overlapping,
+	 * against constants (GCC calls memcmp for 10 bytes and more). Reads
+	 * only [a, a + n). */
+#define SPTR_SAME_W(T)                                                              \
+	do {                                                                        \
+		T x, y, u, v;                                                       \
+		memcpy(&x, a, sizeof(T));                                           \
+		memcpy(&y, b, sizeof(T));                                           \
+		memcpy(&u, a + n - sizeof(T), sizeof(T));                           \
+		memcpy(&v, b + n - sizeof(T), sizeof(T));                           \
+		return ((x ^ y) | (u ^ v)) == 0;                                    \
+	} while (0)
+	if (__builtin_constant_p(n) && n >= 1 && n <= 16) {
+		if (n >= 8)
+			SPTR_SAME_W(uint64_t);
+		if (n >= 4)
+			SPTR_SAME_W(uint32_t);
+		if (n >= 2)
+			SPTR_SAME_W(uint16_t);
+		return a[0] == b[0];
+	}
+#undef SPTR_SAME_W
+	if (__builtin_constant_p(n))
 		return !memcmp(a, b, n);
 	for (size_t i = 0; i < n; i++)
 		if (a[i] != b[i])
@@ -170,7 +203,7 @@ static inline __attribute__((always_inline)) const char *find(const char *p, con
 }
 
 /* Parses a decimal (optionally negative) at *pp; 0 on success. */
-static inline int parse_dec(const char **pp, const char *e, int64_t *out)
+static inline __attribute__((always_inline)) int parse_dec(const char **pp, const char *e, int64_t *out)
 {
 	const char *p = *pp;
 	bool neg = false;
@@ -228,7 +261,7 @@ static int parse_num(const char **pp, const char *e, uint64_t *out)
 	return 0;
 }
 
-static inline int parse_i32(const char **pp, const char *e, int32_t *out)
+static inline __attribute__((always_inline)) int parse_i32(const char **pp, const char *e, int32_t *out)
 {
 	int64_t v;
 
@@ -238,13 +271,24 @@ static inline int parse_i32(const char **pp, const char *e, int32_t *out)
 	return 0;
 }
 
-static void copy_comm(char *dst, const char *p, const char *e)
+static inline void copy_comm(char *dst, const char *p, const char *e)
 {
 	size_t n = (size_t)(e - p);
 
 	if (n > SP_TRACE_COMM_LEN - 1)
 		n = SP_TRACE_COMM_LEN - 1;
-	memcpy(dst, p, n);
+	/* memcpy of a variable n under 16 was rep movsb: two overlapping
+	 * moves of a word instead, the bytes [0, n) as memcpy would */
+	if (n >= 8) {
+		memcpy(dst, p, 8);
+		memcpy(dst + n - 8, p + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(dst, p, 4);
+		memcpy(dst + n - 4, p + n - 4, 4);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			dst[i] = p[i];
+	}
 	dst[n] = '\0';
 }
 
@@ -345,59 +389,57 @@ static int plugin_task(const char *p, const char *e, char *comm, int32_t *pid, i
  * X_pid=N X_prio=N" with X "prev" or "next" (@k: "prev_comm=", " prev_pid=",
  * " prev_prio=" or the next ones): in that order from @p in one pass (the
  * kernel's format), else found key by key. */
-struct sw_keys {
-	const char *comm, *pid, *prio; /* "X_comm=", " X_pid=", " X_prio=" */
-};
-
+/* The keys are literals (kc "X_comm=", kp " X_pid=", kr " X_prio="), so
+ * that their lengths and compares fold. */
 static inline __attribute__((always_inline)) int
-sw_side(const char *p, const char *e, const struct sw_keys *k, char *comm, int32_t *pid,
-	int32_t *prio, const char **after)
+sw_side(const char *p, const char *e, const char *kc, const char *kp, const char *kr, char *comm,
+	int32_t *pid, int32_t *prio, const char **after)
 {
-	size_t nc = strlen(k->comm), np = strlen(k->pid), nr = strlen(k->prio);
+	size_t nc = strlen(kc), np = strlen(kp), nr = strlen(kr);
 	const char *q, *v;
 	int rc;
 
-	if ((size_t)(e - p) > nc && !memcmp(p, k->comm, nc) && (v = find(p + nc, e, k->pid))) {
+	if ((size_t)(e - p) > nc && same(p, kc, nc) && (v = find(p + nc, e, kp))) {
 		copy_comm(comm, p + nc, v);
 		q = v + np;
 		if (parse_i32(&q, e, pid))
 			return -SP_TRSK_BAD_VALUE;
-		if ((size_t)(e - q) >= nr && !memcmp(q, k->prio, nr)) {
+		if ((size_t)(e - q) >= nr && same(q, kr, nr)) {
 			q += nr;
 			*after = q;
 			return parse_i32(after, e, prio) ? -SP_TRSK_BAD_VALUE : 0;
 		}
 	}
 	*after = NULL;
-	if ((rc = kv_comm(p, e, k->comm, k->pid, comm)) || (rc = kv_i32(p, e, k->pid + 1, pid)) ||
-	    (rc = kv_i32(p, e, k->prio + 1, prio)))
+	if ((rc = kv_comm(p, e, kc, kp, comm)) || (rc = kv_i32(p, e, kp + 1, pid)) ||
+	    (rc = kv_i32(p, e, kr + 1, prio)))
 		return rc;
 	return 0;
 }
 
 static int parse_switch(const char *p, const char *e, struct sp_trace_event *ev)
 {
-	static const struct sw_keys prev = { "prev_comm=", " prev_pid=", " prev_prio=" };
-	static const struct sw_keys next = { "next_comm=", " next_pid=", " next_prio=" };
 	const char *arrow = find(p, e, " ==> ");
 	int rc;
 
 	if (!arrow)
 		return -SP_TRSK_MISSING_FIELD;
-	if ((e - p > 10 && !memcmp(p, "prev_comm=", 10)) || kv(p, arrow, "prev_pid=")) {
+	if ((e - p > 10 && same(p, "prev_comm=", 10)) || kv(p, arrow, "prev_pid=")) {
 		const char *st, *after;
 
-		if ((rc = sw_side(p, arrow, &prev, ev->u.sw.prev_comm, &ev->u.sw.prev_pid,
-				  &ev->u.sw.prev_prio, &after)))
+		if ((rc = sw_side(p, arrow, "prev_comm=", " prev_pid=", " prev_prio=",
+				  ev->u.sw.prev_comm, &ev->u.sw.prev_pid, &ev->u.sw.prev_prio,
+				  &after)))
 			return rc;
 		/* the kernel's order puts prev_state right after prev_prio */
-		st = after && arrow - after >= 12 && !memcmp(after, " prev_state=", 12)
+		st = after && arrow - after >= 12 && same(after, " prev_state=", 12)
 		     ? after + 12 : kv(p, arrow, "prev_state=");
 		if (!st)
 			return -SP_TRSK_MISSING_FIELD;
 		ev->u.sw.prev_state = prev_state_of(st, arrow);
-		if ((rc = sw_side(arrow + 5, e, &next, ev->u.sw.next_comm, &ev->u.sw.next_pid,
-				  &ev->u.sw.next_prio, &after)))
+		if ((rc = sw_side(arrow + 5, e, "next_comm=", " next_pid=", " next_prio=",
+				  ev->u.sw.next_comm, &ev->u.sw.next_pid, &ev->u.sw.next_prio,
+				  &after)))
 			return rc;
 	} else {
 		const char *after;
@@ -709,30 +751,38 @@ static bool span_is(const char *p, const char *e, const char *s)
 static int parse_event(const char *n, const char *ne, const char *a, const char *e,
 		       struct sp_trace_event *ev)
 {
-	static const struct {
-		const char *name;
-		size_t len;
-		uint32_t type;
-	} names[] = {
-#define N(s, t) { s, sizeof(s) - 1, t }
-		N("sched_switch", SP_TR_SWITCH),	N("sched_waking", SP_TR_WAKING),
-		N("sys_enter_futex", SP_TR_FUTEX_ENTER), N("sys_exit_futex", SP_TR_FUTEX_EXIT),
-		N("sched_wakeup", SP_TR_WAKEUP),	N("sched_wakeup_new", SP_TR_WAKEUP_NEW),
-		N("contention_begin", SP_TR_LOCK_BEGIN), N("contention_end", SP_TR_LOCK_END),
-		N("sched_process_fork", SP_TR_FORK),	N("sched_process_exit", SP_TR_EXIT),
-		N("task_rename", SP_TR_RENAME),		N("sys_enter", SP_TR_NONE),
-		N("sys_exit", SP_TR_NONE),
-#undef N
-	};
-	size_t len = (size_t)(ne - n), i;
+	size_t len = (size_t)(ne - n);
+	uint32_t type = SP_TR_NR; /* none of these */
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].len == len && same(n, names[i].name, len))
-			break;
-	if (i == sizeof(names) / sizeof(names[0]))
+	/* by length first, so that each compare is of a literal: a word or
+	 * two, not a loop a byte */
+#define IS(s, t) (same(n, s, sizeof(s) - 1) ? (type = (t), true) : false)
+	switch (len) {
+	case 8: IS("sys_exit", SP_TR_NONE); break;
+	case 9: IS("sys_enter", SP_TR_NONE); break;
+	case 11: IS("task_rename", SP_TR_RENAME); break;
+	case 12:
+		(void)(IS("sched_switch", SP_TR_SWITCH) || IS("sched_waking", SP_TR_WAKING) ||
+		       IS("sched_wakeup", SP_TR_WAKEUP));
+		break;
+	case 14:
+		(void)(IS("sys_exit_futex", SP_TR_FUTEX_EXIT) || IS("contention_end", SP_TR_LOCK_END));
+		break;
+	case 15: IS("sys_enter_futex", SP_TR_FUTEX_ENTER); break;
+	case 16:
+		(void)(IS("sched_wakeup_new", SP_TR_WAKEUP_NEW) ||
+		       IS("contention_begin", SP_TR_LOCK_BEGIN));
+		break;
+	case 18:
+		(void)(IS("sched_process_fork", SP_TR_FORK) || IS("sched_process_exit", SP_TR_EXIT));
+		break;
+	default: break;
+	}
+#undef IS
+	if (type == SP_TR_NR)
 		return -SP_TRSK_UNKNOWN_EVENT;
-	ev->type = names[i].type;
-	switch (names[i].type) {
+	ev->type = type;
+	switch (type) {
 	case SP_TR_SWITCH: return parse_switch(a, e, ev);
 	case SP_TR_WAKING:
 	case SP_TR_WAKEUP:
@@ -797,27 +847,24 @@ static bool has_control(const char *p, const char *e)
  * the third is h/s/H/z/Z in interrupt context. */
 static bool flags_token(const char *p, const char *e)
 {
+	/* the bytes of a flags column */
+	static const bool flag_byte[256] = {
+		['.'] = true, ['0' ... '9'] = true, ['a' ... 'f'] = true,
+		['D'] = true, ['X'] = true, ['n'] = true, ['N'] = true, ['p'] = true, ['B'] = true,
+		['h'] = true, ['H'] = true, ['s'] = true, ['S'] = true, ['z'] = true, ['Z'] = true,
+	};
 	size_t n = (size_t)(e - p);
 
 	if (n < 4 || n > 6)
 		return false;
-	for (; p < e; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		switch (c) {
-		case '.': case '0' ... '9': case 'a' ... 'f':
-		case 'D': case 'X': case 'n': case 'N': case 'p': case 'B':
-		case 'h': case 'H': case 's': case 'S': case 'z': case 'Z':
-			break;
-		default:
+	for (; p < e; p++)
+		if (!flag_byte[(unsigned char)*p])
 			return false;
-		}
-	}
 	return true;
 }
 
 static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, const char **why,
-		      int nul);
+		      int nul, bool masked);
 
 int sp_trace_parse_line(const char *line, size_t len, struct sp_trace_event *ev,
 			const char **why)
@@ -825,15 +872,15 @@ int sp_trace_parse_line(const char *line, size_t len, struct sp_trace_event *ev,
 	return sptr_parse_line(line, len, ev, why, -1);
 }
 
-int sptr_parse_line(const char *line, size_t len, struct sp_trace_event *ev, const char **why,
-		    int nul)
+static int parse_line_checked(const char *line, size_t len, struct sp_trace_event *ev,
+			      const char **why, int nul, bool masked)
 {
 	const char *dummy;
 	int rc;
 
 	if (!why)
 		why = &dummy;
-	rc = parse_line(line, len, ev, why, nul);
+	rc = parse_line(line, len, ev, why, nul, masked);
 	/* Other control bytes are looked for only in lines that did not
 	 * parse (the common case pays nothing): binary data, not a bad line. */
 	if (rc < 0 && rc != -(1 + SP_TRSK_BINARY) && has_control(line, line + len)) {
@@ -843,34 +890,30 @@ int sptr_parse_line(const char *line, size_t len, struct sp_trace_event *ev, con
 	return rc;
 }
 
-static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, const char **why,
-		      int nul)
+int sptr_parse_line(const char *line, size_t len, struct sp_trace_event *ev, const char **why,
+		    int nul)
 {
-	const char *p = line, *e = line + len, *ts = NULL, *te = NULL, *q, *cpu_tok = NULL;
-	const char *name, *ne, *args, *pre_e, *tok, *tok_e, *dash;
-	uint64_t secs = 0, frac = 0;
-	int fd = 0, rc;
-	int64_t v;
-	const char *dummy;
+	return parse_line_checked(line, len, ev, why, nul, true);
+}
 
-	if (!why)
-		why = &dummy;
-	*why = NULL;
-	zero_event(ev);
-	while (e > p && (e[-1] == '\r' || e[-1] == '\n'))
-		e--;
-	if (nul < 0 ? memchr(p, '\0', (size_t)(e - p)) != NULL : nul > 0) {
-		*why = skip_why[SP_TRSK_BINARY];
-		return -(1 + SP_TRSK_BINARY);
-	}
-	p = find_space(p, e, false);
-	if (p == e || *p == '#')
-		return 0;
-	if (e - p >= 4 && !memcmp(p, "CPU:", 4) && find(p, e, "EVENTS"))
-		return parse_lost(p, e, ev) ? 1 : 0;
-	if ((e - p >= 5 && !memcmp(p, "cpus=", 5)) || (e - p >= 4 && !memcmp(p, "CPU ", 4)) ||
-	    (e - p >= 8 && !memcmp(p, "version ", 8)))
-		return 0;
+int sptr_parse_line_scalar(const char *line, size_t len, struct sp_trace_event *ev,
+			   const char **why, int nul)
+{
+	return parse_line_checked(line, len, ev, why, nul, false);
+}
+
+/* The prefix of an event line, [p, e) with p at its first non-space byte:
+ * the timestamp, CPU, flags, pid and comm into @ev, and the event's name
+ * [*name, *ne). 1 when there is one, else parse_line's value for the line
+ * (*why set). Byte by byte: every form the reader takes. */
+static int prefix_general(const char *p, const char *e, struct sp_trace_event *ev,
+			  const char **why, const char **name_out, const char **ne_out)
+{
+	const char *ts = NULL, *te = NULL, *q, *cpu_tok = NULL;
+	const char *name, *ne, *pre_e, *tok, *tok_e, *dash;
+	uint64_t secs = 0, frac = 0;
+	int fd = 0;
+	int64_t v;
 
 	/* The timestamp: the first " SECS[.FRAC]: " */
 	for (q = p; q + 1 < e; q++) {
@@ -1009,14 +1052,336 @@ static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, c
 	}
 	copy_comm(ev->comm, p, dash);
 
-	/* The event: "name: args", or the kernel's "sys_futex(...)" and
-	 * "sys_futex -> 0x..." */
 	name = te + 2;
 	while (name < e && is_space(*name))
 		name++;
 	ne = name;
 	while (ne < e && (cls[(unsigned char)*ne] & CL_WORD))
 		ne++;
+	*name_out = name;
+	*ne_out = ne;
+	return 1;
+
+bad_ts:
+	*why = "timestamp out of range";
+	return -(1 + SP_TRSK_BAD_VALUE);
+}
+
+#if defined(__SSE2__)
+/*
+ * The prefix of the kernel's own lines, "comm-pid [CPU] flags SECS.FRAC:
+ * name", found with bit masks of its first 64 bytes (which bytes are
+ * spaces, digits, colons, dashes) and bit scans instead of a loop a byte:
+ * the same steps as prefix_general, each walk over a run of spaces or
+ * digits one scan of a mask. It takes only lines of at least 64 bytes
+ * whose prefix lies within them, in the kernel's form (with or without
+ * the flags column, no tgid column, no trace-cmd instance name or fused
+ * CPU digits), and whose values prefix_general would accept; for any other
+ * line it returns 0 and leaves @ev alone, and prefix_general decides. On
+ * the lines it takes it gives what prefix_general gives, field for field
+ * (test_trace_masked and the fuzzer compare the two).
+ */
+static inline uint64_t mask64(const char *p, __m128i c)
+{
+	uint64_t m = 0;
+
+	for (int i = 0; i < 4; i++)
+		m |= (uint64_t)(unsigned)_mm_movemask_epi8(
+			     _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), c))
+		     << (16 * i);
+	return m;
+}
+
+struct masks64 {
+	uint64_t blank; /* ' ' */
+	uint64_t space; /* ' ' or '\t' (is_space) */
+	uint64_t digit, colon, dash;
+};
+
+static inline void masks_of(const char *p, struct masks64 *m)
+{
+	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+	const __m128i colon = _mm_set1_epi8(':'), dash = _mm_set1_epi8('-');
+	const __m128i lo = _mm_set1_epi8('0' - 1), hi = _mm_set1_epi8('9' + 1);
+
+	*m = (struct masks64){ 0 };
+	for (int i = 0; i < 4; i++) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(p + 16 * i));
+		unsigned b = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, sp));
+		unsigned t = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, tab));
+		/* signed compares: bytes of 0x80 and above are below '0' */
+		unsigned d = (unsigned)_mm_movemask_epi8(
+			_mm_and_si128(_mm_cmpgt_epi8(x, lo), _mm_cmplt_epi8(x, hi)));
+
+		m->blank |= (uint64_t)b << (16 * i);
+		m->space |= (uint64_t)(b | t) << (16 * i);
+		m->digit |= (uint64_t)d << (16 * i);
+		m->colon |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, colon)) << (16 * i);
+		m->dash |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, dash)) << (16 * i);
+	}
+}
+
+/* How many bits of @m are set from bit @j down, without a gap (0 when
+ * @j < 0): a backward walk over a run of such bytes. */
+static inline unsigned run_down(uint64_t m, int j)
+{
+	uint64_t x;
+
+	if (j < 0)
+		return 0;
+	x = ~(m << (63 - j)); /* the bits shifted in below read as unset */
+	return x ? (unsigned)__builtin_clzll(x) : 64u;
+}
+
+/* The n ≤ 8 digits that end at @end as a number, from one 8-byte load
+ * of [end - 8, end) (which the caller makes sure it may read): the bytes
+ * before the digits masked to zeros, then pairs, fours and eights of
+ * digits combined by multiplies (SWAR). */
+static inline uint64_t swar8(const char *end, unsigned n)
+{
+	uint64_t x;
+
+	if (!n)
+		return 0;
+	memcpy(&x, end - 8, 8);
+	/* little-endian: the last digit is the top byte */
+	x = (x ^ 0x3030303030303030ull) & (~0ull << (8 * (8 - n)));
+	x = ((x & 0x0f0f0f0f0f0f0f0full) * 2561) >> 8;
+	x = ((x & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
+	return ((x & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
+}
+
+/* Digits [line + at, line + at + n) as a number; n ≤ 19. */
+static inline uint64_t digits_value(const char *line, unsigned at, unsigned n)
+{
+	const char *p = line + at;
+	uint64_t v = 0;
+
+	if (at + n >= 8 && n <= 16) {
+		if (n <= 8)
+			return swar8(p + n, n);
+		return swar8(p + n - 8, n - 8) * 100000000ull + swar8(p + n, 8);
+	}
+	for (unsigned i = 0; i < n; i++)
+		v = v * 10 + (uint64_t)(p[i] - '0');
+	return v;
+}
+
+/* Whether bits [a, b) of @m are all set (a < b ≤ 64). */
+static inline bool all_set(uint64_t m, unsigned a, unsigned b)
+{
+	uint64_t want = (b - a == 64 ? ~0ull : ((1ull << (b - a)) - 1)) << a;
+
+	return (m & want) == want;
+}
+
+/* Where the event name that starts at @p ends (word bytes, CL_WORD): sixteen
+ * bytes at a time while they lie before @e. */
+static inline const char *word_end(const char *p, const char *e)
+{
+	const __m128i lo = _mm_set1_epi8('0' - 1), hi = _mm_set1_epi8('9' + 1);
+	const __m128i alo = _mm_set1_epi8('a' - 1), ahi = _mm_set1_epi8('z' + 1);
+	const __m128i up = _mm_set1_epi8(0x20), us = _mm_set1_epi8('_');
+
+	for (; e - p >= 16; p += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)p), l = _mm_or_si128(x, up);
+		/* [0-9], [A-Za-z] (a letter with 0x20 set is lower case), '_' */
+		__m128i w = _mm_or_si128(
+			_mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(x, lo), _mm_cmplt_epi8(x, hi)),
+				     _mm_and_si128(_mm_cmpgt_epi8(l, alo), _mm_cmplt_epi8(l, ahi))),
+			_mm_cmpeq_epi8(x, us));
+		unsigned m = (unsigned)_mm_movemask_epi8(w) ^ 0xffffu;
+
+		if (m)
+			return p + __builtin_ctz(m);
+	}
+	while (p < e && (cls[(unsigned char)*p] & CL_WORD))
+		p++;
+	return p;
+}
+
+static int prefix_masked(const char *line, const char *e, struct sp_trace_event *ev,
+			 const char **name_out, const char **ne_out)
+{
+	struct masks64 m;
+	uint64_t cand, nonspace, bits;
+	unsigned p, ts = 0, te = 0, dot = 0, pre_e, tok, tok_e, cpu_tok, dash, nsecs, nfrac, ncpu;
+	uint32_t flags = 0;
+	uint64_t secs, frac;
+	int64_t v;
+	int32_t pid;
+	const char *q, *name;
+	bool found = false;
+
+	if (e - line < 64)
+		return 0;
+	masks_of(line, &m);
+	nonspace = ~m.space;
+	if (!nonspace)
+		return 0;
+	p = (unsigned)__builtin_ctzll(nonspace);
+	/* what parse_line takes for a comment, a marker or a header, and the
+	 * trace-cmd forms, are prefix_general's */
+	if (line[p] == '#' || (line[p] == 'C' && e - (line + p) >= 4 &&
+			       (same(line + p, "CPU:", 4) || same(line + p, "CPU ", 4))) ||
+	    (line[p] == 'c' && e - (line + p) >= 5 && same(line + p, "cpus=", 5)) ||
+	    (line[p] == 'v' && e - (line + p) >= 8 && same(line + p, "version ", 8)))
+		return 0;
+
+	/* The timestamp: the first ':' followed by ' ' (a bit of cand) with
+	 * DIGITS[.DIGITS] before it and a space before those */
+	for (cand = m.colon & (m.blank >> 1); cand; cand &= cand - 1) {
+		unsigned i = (unsigned)__builtin_ctzll(cand), r = run_down(m.digit, (int)i - 1), d;
+
+		if (!r || (d = i - r) <= p)
+			continue;
+		if (line[d - 1] == '.') {
+			unsigned r2 = run_down(m.digit, (int)d - 2), s = d - 1 - r2;
+
+			if (r2 && s > p && (m.space >> (s - 1) & 1)) {
+				ts = s;
+				dot = d - 1;
+				te = i;
+				found = true;
+				break;
+			}
+		} else if (m.space >> (d - 1) & 1) {
+			ts = d;
+			te = i;
+			found = true;
+			break;
+		}
+	}
+	if (!found)
+		return 0;
+	if (dot) {
+		nsecs = dot - ts;
+		nfrac = te - dot - 1;
+	} else {
+		nsecs = te - ts;
+		nfrac = 0;
+	}
+	if (nsecs > 18) /* prefix_general's overflow checks */
+		return 0;
+	secs = digits_value(line, ts, nsecs);
+	if (dot) {
+		unsigned n = nfrac < 9 ? nfrac : 9;
+
+		frac = digits_value(line, dot + 1, n);
+		for (; n < 9; n++)
+			frac *= 10;
+		if (secs > (UINT64_MAX - frac) / 1000000000ull)
+			return 0;
+		secs = secs * 1000000000ull + frac;
+	}
+
+	/* [flags] [CPU] comm-pid, right to left; ts - 1 is a space and p,
+	 * before it, is not: runs of spaces stop after p */
+	pre_e = ts - run_down(m.space, (int)ts - 1);
+	tok_e = pre_e;
+	tok = tok_e - run_down(nonspace, (int)tok_e - 1);
+	if (line[tok] == '[' && line[tok_e - 1] == ']') {
+		cpu_tok = tok;
+	} else if (flags_token(line + tok, line + tok_e)) {
+		if (is_digit(line[tok])) /* trace-cmd -l's CPU digits */
+			return 0;
+		flags = SP_TRACE_EVF_CTX_KNOWN;
+		if (tok_e - tok >= 3 && (line[tok + 2] == 'h' || line[tok + 2] == 'H' ||
+					 line[tok + 2] == 's' || line[tok + 2] == 'S' ||
+					 line[tok + 2] == 'z' || line[tok + 2] == 'Z'))
+			flags |= SP_TRACE_EVF_IRQ;
+		pre_e = tok > p ? tok - run_down(m.space, (int)tok - 1) : tok;
+		tok_e = pre_e;
+		tok = tok_e > p ? tok_e - run_down(nonspace, (int)tok_e - 1) : tok_e;
+		if (!(tok < tok_e && line[tok] == '[' && line[tok_e - 1] == ']'))
+			return 0;
+		cpu_tok = tok;
+	} else {
+		return 0;
+	}
+	/* up to 6 digits are a CPU parse_dec takes whole and below 1 << 20 */
+	ncpu = tok_e - 1 - (cpu_tok + 1); /* "[" and "]" are distinct bytes: ≥ 0 */
+	if (ncpu >= 1 && ncpu <= 6 && all_set(m.digit, cpu_tok + 1, tok_e - 1)) {
+		v = (int64_t)digits_value(line, cpu_tok + 1, ncpu);
+	} else {
+		q = line + cpu_tok + 1;
+		if (parse_dec(&q, line + tok_e - 1, &v) || q != line + tok_e - 1 || v < 0 ||
+		    v > 1 << 20)
+			return 0;
+	}
+	pre_e = cpu_tok > p ? cpu_tok - run_down(m.space, (int)cpu_tok - 1) : cpu_tok;
+	if (pre_e > p && line[pre_e - 1] == ')') /* a tgid column */
+		return 0;
+	/* the first space in [p, pre_e) ends an instance name if a ':' is
+	 * before it */
+	bits = m.space & (~0ull << p) & ((1ull << pre_e) - 1);
+	if (bits && (unsigned)__builtin_ctzll(bits) > p && line[__builtin_ctzll(bits) - 1] == ':')
+		return 0;
+	/* the last '-' in (p, pre_e) */
+	bits = m.dash & ((1ull << pre_e) - 1) & (~0ull << (p + 1));
+	if (!bits)
+		return 0;
+	dash = 63u - (unsigned)__builtin_clzll(bits);
+	if (dash + 1 >= pre_e)
+		return 0;
+	/* up to 9 digits are a pid parse_i32 takes whole */
+	if (pre_e - dash - 1 <= 9 && all_set(m.digit, dash + 1, pre_e)) {
+		pid = (int32_t)digits_value(line, dash + 1, pre_e - dash - 1);
+	} else {
+		q = line + dash + 1;
+		if (parse_i32(&q, line + pre_e, &pid) || q != line + pre_e || pid < 0)
+			return 0;
+	}
+
+	ev->ts_ns = secs;
+	ev->cpu = (int32_t)v;
+	ev->flags |= flags;
+	ev->pid = pid;
+	copy_comm(ev->comm, line + p, line + dash);
+	name = line + te + 2;
+	while (name < e && is_space(*name))
+		name++;
+	*name_out = name;
+	*ne_out = word_end(name, e);
+	return 1;
+}
+#endif
+
+static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, const char **why,
+		      int nul, bool masked)
+{
+	const char *p = line, *e = line + len, *name, *ne, *args;
+	int rc;
+
+	*why = NULL;
+	zero_event(ev);
+	while (e > p && (e[-1] == '\r' || e[-1] == '\n'))
+		e--;
+	if (nul < 0 ? memchr(p, '\0', (size_t)(e - p)) != NULL : nul > 0) {
+		*why = skip_why[SP_TRSK_BINARY];
+		return -(1 + SP_TRSK_BINARY);
+	}
+#if defined(__SSE2__)
+	if (!masked || !prefix_masked(p, e, ev, &name, &ne))
+#else
+	(void)masked;
+#endif
+	{
+		p = find_space(p, e, false);
+		if (p == e || *p == '#')
+			return 0;
+		if (e - p >= 4 && !memcmp(p, "CPU:", 4) && find(p, e, "EVENTS"))
+			return parse_lost(p, e, ev) ? 1 : 0;
+		if ((e - p >= 5 && !memcmp(p, "cpus=", 5)) || (e - p >= 4 && !memcmp(p, "CPU ", 4)) ||
+		    (e - p >= 8 && !memcmp(p, "version ", 8)))
+			return 0;
+		rc = prefix_general(p, e, ev, why, &name, &ne);
+		if (rc != 1)
+			return rc;
+	}
+
+	/* The event: "name: args", or the kernel's "sys_futex(...)" and
+	 * "sys_futex -> 0x..." */
 	if (ne == name) {
 		*why = "no event name";
 		return -(1 + SP_TRSK_UNPARSABLE);
@@ -1044,10 +1409,6 @@ static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, c
 		return -(1 - rc);
 	}
 	return 1;
-
-bad_ts:
-	*why = "timestamp out of range";
-	return -(1 + SP_TRSK_BAD_VALUE);
 }
 
 const char *sp_trace_skip_name(unsigned int reason)

@@ -2,17 +2,55 @@
 /*
  * libFuzzer target: arbitrary bytes as an ftrace text trace, through the
  * reader, the analysis (every thread selected, spinlocks on, a short merge
- * and history window) and every report. Built and run by run-fuzz.sh.
+ * and history window) and every report; and each line through the
+ * parser with and without its vector-mask prefix, which must agree (an
+ * abort if not). Built and run by run-fuzz.sh.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <superpass/trace.h>
 
+#include "sp_trace_internal.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Each line of @data, as the reader cuts them, by both parsers. */
+static void masked_same_as_scalar(const char *data, size_t size)
+{
+	const char *p = data, *end = data + size;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		struct sp_trace_event a, b;
+		const char *wa = NULL, *wb = NULL;
+		char *line = malloc(len ? len : 1); /* exactly the line, for ASan */
+		int ra, rb;
+
+		if (!line)
+			return;
+		memcpy(line, p, len);
+		memset(&a, 0x5a, sizeof(a));
+		memset(&b, 0xa5, sizeof(b));
+		ra = sptr_parse_line(line, len, &a, &wa, -1);
+		rb = sptr_parse_line_scalar(line, len, &b, &wb, -1);
+		if (ra != rb || (wa == NULL) != (wb == NULL) || (wa && strcmp(wa, wb)) ||
+		    memcmp(&a, &b, sizeof(a))) {
+			fprintf(stderr, "masked and scalar parsers differ on '%.*s': %d / %d\n",
+				(int)len, line, ra, rb);
+			abort();
+		}
+		free(line);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -23,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
+	masked_same_as_scalar((const char *)data, size);
 	f = fmemopen((void *)data, size, "r");
 	if (!f)
 		return 0;

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The text parser's vector-mask prefix (prefix_masked, x86) against its
+ * byte-by-byte parser: on the lines of the recorded fixtures, lines made to
+ * sit at the prefix's edges, and every one-byte change, deletion and
+ * insertion in their first 72 bytes, the two give the same verdict, reason
+ * and event, byte for byte. Built from the parser's source (white box):
+ * the masked prefix must also take the kernel's lines, or the test would
+ * compare the scalar parser with itself.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "../../lib/trace/sp_trace_text.c"
+#include "sp_test_fixtures.h"
+
+static unsigned long compared, taken;
+
+/* The line [l, l + n) by both parsers: the same rc, reason and event. */
+static void same_both_ways(const char *l, size_t n)
+{
+	struct sp_trace_event a, b;
+	const char *wa = NULL, *wb = NULL;
+	/* a copy of exactly n bytes, so that a read past the line is ASan's */
+	char *c = malloc(n ? n : 1);
+	int ra, rb;
+
+	assert_non_null(c);
+	memcpy(c, l, n);
+	memset(&a, 0x5a, sizeof(a));
+	memset(&b, 0xa5, sizeof(b));
+	ra = sptr_parse_line(c, n, &a, &wa, -1);
+	rb = sptr_parse_line_scalar(c, n, &b, &wb, -1);
+	if (ra != rb || (wa == NULL) != (wb == NULL) || (wa && strcmp(wa, wb)) ||
+	    memcmp(&a, &b, sizeof(a)))
+		fail_msg("masked and scalar differ on '%.*s': %d '%s' / %d '%s'", (int)n, l, ra,
+			 wa ? wa : "", rb, wb ? wb : "");
+#if defined(__SSE2__)
+	{
+		struct sp_trace_event ev;
+		const char *nm, *ne, *e = c + n;
+
+		while (e > c && (e[-1] == '\r' || e[-1] == '\n'))
+			e--;
+		zero_event(&ev);
+		taken += (unsigned long)prefix_masked(c, e, &ev, &nm, &ne);
+	}
+#endif
+	compared++;
+	free(c);
+}
+
+static void mutations(const char *l, size_t n)
+{
+	static const char bytes[] = "0123456789:. -[]()\t#xCcv_=>/";
+	char buf[4096];
+
+	if (n + 1 > sizeof(buf))
+		return;
+	same_both_ways(l, n);
+	for (size_t i = 0; i < n && i < 72; i++) {
+		for (size_t k = 0; k < sizeof(bytes) - 1; k++) {
+			memcpy(buf, l, n);
+			buf[i] = bytes[k];
+			same_both_ways(buf, n);
+			/* inserted before byte i */
+			memcpy(buf, l, i);
+			buf[i] = bytes[k];
+			memcpy(buf + i + 1, l + i, n - i);
+			same_both_ways(buf, n + 1);
+		}
+		memcpy(buf, l, i); /* byte i deleted */
+		memcpy(buf + i, l + i + 1, n - i - 1);
+		same_both_ways(buf, n - 1);
+		same_both_ways(l, i); /* cut before byte i */
+	}
+}
+
+static void test_edges(void **state)
+{
+	static const char *const lines[] = {
+		"       superpass-3769    [000] d..2. 43666.743305: sched_switch: prev_comm=superpass "
+		"prev_pid=3769 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+		"          <idle>-0       [000] d.s3. 43666.744057: sched_waking: comm=rcu_preempt pid=15 "
+		"prio=120 target_cpu=001",
+		"           sp-ui-3777    [000] ..... 43668.928742: sys_futex -> 0x0",
+		"           sp-ui-3777    [000] ..... 43668.928855: sys_futex(uaddr: 0x55d21b802f58, op: "
+		"0x81, val: 1, utime: 0, uaddr2: 0, val3: 0)",
+		"       superpass-3769    [000] 43666.743247: sched_wakeup_new: comm=superpass pid=3770 "
+		"prio=120 target_cpu=001",
+		/* a comm with dashes, spaces, a colon and digits */
+		"  a-b: 1.5: c-d-12      [001] d..2. 43666.743305: sched_waking: comm=x pid=1 prio=1 "
+		"target_cpu=0",
+		"\t\tmemfd:sealed-91-31840   [001] dNh2. 43668.950284: sched_switch: prev_comm=a "
+		"prev_pid=1 prev_prio=120 prev_state=R+ ==> next_comm=b next_pid=2 next_prio=120",
+		/* the timestamp at the window's end, and past it */
+		"                                 x-1 [000] d..2. 43666.74: sched_waking: comm=a pid=1",
+		"                                     x-1 [000] d..2. 43666.743: sched_waking: comm=a pid=1",
+		"                                       x-1 [000] d..2. 43666.743: sched_waking: comm=a pid=1",
+		/* long numbers: secs of 18, 19 and 20 digits, fractions of 9 and 12 */
+		"  x-1 [000] d..2. 123456789012345678.123456789: sched_waking: comm=a pid=1 prio=1",
+		"  x-1 [000] d..2. 1234567890123456789.1: sched_waking: comm=a pid=1 prio=1 target_cpu=1",
+		"  x-1 [000] d..2. 18446744073.709551615999: sched_waking: comm=a pid=1 prio=1 target_c",
+		"  x-1 [000] d..2. 18446744074.709551615: sched_waking: comm=a pid=1 prio=1 target_cpu=1",
+		"  x-1 [000] d..2. 98765432109876543210: sched_waking: comm=a pid=1 prio=1 target_cpu=1",
+		"  x-1 [000] d..2. 12345: sched_waking: comm=a pid=1 prio=1 target_cpu=1 and more text",
+		/* pid and CPU at their limits */
+		"  x-2147483647 [1048576] d..2. 1.000001: sched_waking: comm=a pid=1 prio=1 target_cpu=1",
+		"  x-2147483648 [1048577] d..2. 1.000001: sched_waking: comm=a pid=1 prio=1 target_cpu=1",
+		"  x-+5 [-0] d..2. 1.000001: sched_waking: comm=a pid=1 prio=1 target_cpu=1 padding pad",
+		/* no flags, no CPU, a tgid column, an instance name, fused CPU digits */
+		"  x-1 d..2. 1.000001: sched_waking: comm=a pid=1 prio=1 target_cpu=1 padding padding",
+		"  x-1 (    1) [000] d..2. 1.000001: sched_waking: comm=a pid=1 prio=1 target_cpu=1 pa",
+		"inst:   x-1 [000] d..2. 1.000001: sched_waking: comm=a pid=1 prio=1 target_cpu=1 padd",
+		"  x-1   0d..2. 1.000001: sched_waking: comm=a pid=1 prio=1 target_cpu=1 padding paddi",
+		"  x-1 [000] d..2.   1.000001:   sched_waking:   comm=a pid=1 prio=1 target_cpu=1 padd",
+		"  x-1 [000] d..2. 1.000001: a_very_long_event_name_of_more_than_sixteen: x=1 padding",
+		"CPU:1 [LOST 1234 EVENTS] and then some more text to pass sixty-four bytes of line..",
+		"CPU 1 is empty and then some more text to pass sixty-four bytes of this line......",
+		"cpus=2 and then some more text to pass sixty-four bytes of this line..............",
+		"version = 6 and then some more text to pass sixty-four bytes of this line.........",
+		"# tracer: nop and then some more text to pass sixty-four bytes of this line.......",
+		"                                                                                  ",
+		"  x-1 [000] d..2. 1.000001: sched_waking: comm=a pid=1 prio=1 target_cpu=1 padding\r\n",
+	};
+
+	(void)state;
+	taken = 0;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		mutations(lines[i], strlen(lines[i]));
+#if defined(__SSE2__)
+	assert_true(taken > compared / 4);
+#endif
+}
+
+/* Every line of a gzip'd fixture, and the mutations of its first @mutate. */
+static void fixture_lines(const char *name, unsigned mutate, bool kernel_form)
+{
+	char *path = fixture(name), line[8192];
+	gzFile gz = gzopen(path, "rb");
+	unsigned n = 0;
+	unsigned long taken0 = taken, compared0 = compared;
+
+	assert_non_null(gz);
+	while (gzgets(gz, line, sizeof(line))) {
+		size_t len = strlen(line);
+
+		if (len && line[len - 1] == '\n')
+			len--;
+		if (n++ < mutate)
+			mutations(line, len);
+		else
+			same_both_ways(line, len);
+	}
+	gzclose(gz);
+	free(path);
+	assert_true(n > 100);
+#if defined(__SSE2__)
+	/* the kernel's own lines go the masked way, trace-cmd's not */
+	if (kernel_form)
+		assert_true(taken - taken0 > (compared - compared0) / 2);
+#else
+	(void)kernel_form;
+	(void)taken0;
+	(void)compared0;
+#endif
+}
+
+static void test_fixtures(void **state)
+{
+	(void)state;
+	fixture_lines("lockpair-record.trace.gz", 60, true);
+	fixture_lines("lockpair-report.txt.gz", 20, false);
+	fixture_lines("lockpair-report-l.txt.gz", 20, false);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_fixtures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
