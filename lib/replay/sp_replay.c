@@ -1404,7 +1404,14 @@ static size_t frame_points(const struct th *t, size_t grid, struct point **out)
 		uint64_t sum = 0;
 		size_t nfr = 0;
 
-		for (j = i; j < n && v[j].lock == v[i].lock && v[j].off - v[i].off <= fcpu / 10; j++) {
+		/* A cluster: offsets each within a tenth of the frame's CPU of
+		 * the one before, and within a quarter of it of the first (a
+		 * point drifts later in a frame that waited before it: the
+		 * rwlock writer's second point, 590-746 us in rwlock-none-4) */
+		for (j = i; j < n && v[j].lock == v[i].lock &&
+			    (j == i || v[j].off - v[j - 1].off <= fcpu / 10) &&
+			    v[j].off - v[i].off <= fcpu / 4;
+		     j++) {
 			bool again = false; /* a retry in a frame counted already */
 
 			for (size_t k = i; k < j && !again; k++)
@@ -1412,9 +1419,15 @@ static size_t frame_points(const struct th *t, size_t grid, struct point **out)
 			nfr += !again;
 			sum += v[j].off;
 		}
-		if (nfr >= 2)
-			c[nc++] = (struct point){ .lock = v[i].lock, .off = sum / (j - i),
-						  .tol = fcpu / 10 };
+		if (nfr >= 2) {
+			uint64_t mid = sum / (j - i), lo = mid - v[i].off, hi = v[j - 1].off - mid;
+
+			/* a frame's wait is this point if it is as near as the
+			 * cluster's own are */
+			c[nc++] = (struct point){ .lock = v[i].lock, .off = mid,
+						  .tol = fcpu / 10 > (lo > hi ? lo : hi)
+							 ? fcpu / 10 : (lo > hi ? lo : hi) };
+		}
 		if (j == n || v[j].lock != v[i].lock) { /* the lock's last cluster */
 			nc = first + fill_steps(c + first, nc - first);
 			first = nc;
