@@ -59,7 +59,7 @@ static int sp_mx_real_wait(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t c
 /* A trylock succeeded: anything to tell? */
 static inline void sp_mx_took(pthread_mutex_t *m)
 {
-	if (__builtin_expect(sp_iw_self.n != 0 || sp_iw_active(), 0))
+	if (sp_iw_self.n != 0 || sp_iw_active())
 		sp_iw_note_acquire(m, SP_HOLD_EXCL);
 }
 
@@ -81,7 +81,8 @@ static int sp_mx_lock_slow(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t c
 	return rc;
 }
 
-int sp_instr_mutex_lock_tried(pthread_mutex_t *m, int rc)
+/* The trylock returned @rc (not 0): the rest of a blocking lock. */
+static int sp_instr_mutex_lock_tried(pthread_mutex_t *m, int rc)
 {
 	if (rc == EOWNERDEAD) {
 		sp_mx_took(m);
@@ -90,6 +91,43 @@ int sp_instr_mutex_lock_tried(pthread_mutex_t *m, int rc)
 	if (rc != EBUSY)
 		return rc;
 	return sp_mx_lock_slow(m, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
+}
+
+int sp_instr_mutex_busy(pthread_mutex_t *m, sp_instr_skip_fn skip)
+{
+	if (sp_rt_guarded() || (skip && skip(m)))
+		return sp_real.mutex_lock(m);
+	return sp_instr_mutex_lock_tried(m, EBUSY);
+}
+
+int sp_instr_mutex_took(pthread_mutex_t *m, sp_instr_skip_fn skip)
+{
+	if (!sp_rt_guarded() && !(skip && skip(m)))
+		sp_iw_note_acquire(m, SP_HOLD_EXCL);
+	return 0;
+}
+
+int sp_instr_mutex_lock_other(pthread_mutex_t *m, sp_instr_skip_fn skip)
+{
+	int rc;
+
+	if (sp_rt_guarded())
+		return sp_real.mutex_lock(m);
+	/* Not registered yet (reg 0; the runtime may not exist either, and is
+	 * created as a read lock would create it): then the next lock of a
+	 * default mutex is the inline one. */
+	if (sp_iw_self.gen != __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED) || sp_iw_self.reg == 0) {
+		if (skip && skip(m))
+			return sp_real.mutex_lock(m);
+		sp_iw_register();
+	}
+	rc = sp_real.mutex_trylock(m);
+	if (rc != 0) {
+		if (skip && skip(m))
+			return rc == EBUSY ? sp_real.mutex_lock(m) : rc;
+		return sp_instr_mutex_lock_tried(m, rc);
+	}
+	return sp_instr_mutex_took(m, skip);
 }
 
 int sp_instr_mutex_lock(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,

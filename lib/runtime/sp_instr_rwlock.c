@@ -90,11 +90,15 @@ static inline int sp_rw_lock(pthread_rwlock_t *rw, enum sp_hold hold, enum sp_wa
 	return sp_rw_lock_slow(rw, hold, wk, clk, abstime);
 }
 
-int sp_instr_rwlock_rdlock_tried(pthread_rwlock_t *rw, int rc)
+int sp_instr_rwlock_rdlock_other(pthread_rwlock_t *rw)
 {
-	if (rc != EBUSY)
-		return rc;
-	return sp_rw_lock_slow(rw, SP_HOLD_SHARED, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
+	return sp_rw_lock(rw, SP_HOLD_SHARED, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
+}
+
+int sp_instr_rwlock_read_listed(pthread_rwlock_t *rw)
+{
+	sp_iw_read_watched(rw);
+	return 0;
 }
 
 int sp_instr_rwlock_rdlock(pthread_rwlock_t *rw, enum sp_wait_kind wk, clockid_t clk,
@@ -156,4 +160,27 @@ int sp_instr_rwlock_unlock_told(pthread_rwlock_t *rw, int told)
 	if (rc == 0 && told > 0)
 		sp_instr_released(self, rw, hold);
 	return rc;
+}
+
+int sp_instr_rwlock_unlock_other(pthread_rwlock_t *rw)
+{
+	int told;
+
+	if (sp_rt_guarded())
+		return sp_real.rwlock_unlock(rw);
+	told = sp_iw_release(rw);
+	if ((told == SP_IW_QUIET && !sp_iw_active()) || told == SP_IW_KEEP)
+		return sp_real.rwlock_unlock(rw);
+	return sp_instr_rwlock_unlock_told(rw, told);
+}
+
+int sp_instr_rwlock_unlock_popped(pthread_rwlock_t *rw, int slot)
+{
+	int told = SP_IW_QUIET;
+
+	if (__atomic_load_n(&sp_iw_self.e[slot].claim, __ATOMIC_ACQUIRE) != 0)
+		told = sp_iw_release_claimed(slot, rw, SP_HOLD_SHARED);
+	if (told == SP_IW_QUIET && !sp_iw_active())
+		return sp_real.rwlock_unlock(rw);
+	return sp_instr_rwlock_unlock_told(rw, told);
 }

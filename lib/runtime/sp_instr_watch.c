@@ -52,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sp_glibc_locks.h"
 #include "sp_instr_watch.h"
 #include "sp_os.h"
 
@@ -222,6 +223,7 @@ void sp_iw_register(void)
 	if (listed)
 		goto out;
 	t->reg = -1;
+	sp_glibc_probe(); /* before lim says listed: the inline mutex path (sp_instr_fast.h) */
 	pthread_once(&sp_iw_once, sp_iw_make_key);
 	if (!sp_iw_key_ok || pthread_setspecific(sp_iw_key, (void *)1) != 0)
 		goto out;

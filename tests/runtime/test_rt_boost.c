@@ -61,6 +61,7 @@ struct holder {
 	int before_exec;    /* sp_thread_before_exec while boosted, as before an exec */
 	int nice_mode;      /* the actuator lowers nice instead of SCHED_FIFO */
 	int unreported;     /* lock/unlock behind the runtime's back (plain pthread) */
+	int warm;           /* lock/unlock once first: the hold is then the inline path's */
 	int app_nice;       /* if set: the application's own change while boosted */
 	pid_t waiter;       /* if set: the critical waiter, looked at while boosted */
 	int waiter_policy_during;
@@ -69,6 +70,7 @@ struct holder {
 	int boosted;
 	int restored_before_unlock;
 	int child_status;
+	int word_owner;     /* glibc's __owner while the holder has the lock */
 	struct sp_sched_attr before, during, after, left;
 };
 
@@ -79,9 +81,12 @@ static void *holder_main(void *arg)
 	sp_test_set_nice(19);
 	h->tid = sp_test_gettid();
 	sp_sched_getattr(0, &h->before);
+	if (h->warm && (sp_mutex_lock(h->m) || sp_mutex_unlock(h->m)))
+		return NULL;
 	if (h->unreported ? pthread_mutex_lock((pthread_mutex_t *)(void *)h->m->opaque.bytes)
 			  : sp_mutex_lock(h->m))
 		return NULL;
+	h->word_owner = (int)sp_rt_mutex_owner((pthread_mutex_t *)(void *)h->m->opaque.bytes);
 	__atomic_store_n(&h->locked, 1, __ATOMIC_RELEASE);
 	h->boosted = SP_WAIT_FOR(sp_test_policy(0) == SCHED_FIFO ||
 				 (h->nice_mode && sp_test_nice(0) != 19));
@@ -187,6 +192,21 @@ static void test_boost_and_exact_restore(void **state)
 	/* a child forked by the boosted holder is not boosted */
 	assert_true(WIFEXITED(h.child_status));
 	assert_int_equal(WEXITSTATUS(h.child_status), 0);
+}
+
+/* The holder's second lock of the mutex is the inline trylock
+ * (sp_glibc_locks.h: its thread is registered by then): the owner the
+ * critical waiter reads from the word is the holder, which is boosted. */
+static void test_inline_taken_owner_boosted(void **state)
+{
+	sp_mutex_t m;
+	struct holder h = { .m = &m, .warm = 1 };
+
+	(void)state;
+	run_boosted_holder(&h);
+	assert_int_equal(h.word_owner, h.tid);
+	assert_int_equal(h.after.sched_policy, h.before.sched_policy);
+	assert_int_equal(h.after.sched_nice, 19);
 }
 
 /* A program linked to libsuperpass (no exec wrappers) calls
@@ -599,6 +619,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_boost_and_exact_restore, teardown),
+		cmocka_unit_test_teardown(test_inline_taken_owner_boosted, teardown),
 		cmocka_unit_test_teardown(test_before_exec_ends_the_fast_track, teardown),
 		cmocka_unit_test_teardown(test_worker_boosts_then_nothing_stays_boosted, teardown),
 		cmocka_unit_test_teardown(test_application_change_wins, teardown),

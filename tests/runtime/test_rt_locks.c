@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -68,6 +69,133 @@ static int from_other(sp_mutex_t *m, sp_rwlock_t *rw, int op)
 	assert_int_equal(pthread_create(&t, NULL, other_main, &o), 0);
 	pthread_join(t, NULL);
 	return o.rc;
+}
+
+/* ---- the inline uncontended paths keep glibc's words ---- */
+
+static pthread_mutex_t *pm_of(sp_mutex_t *m)
+{
+	return (pthread_mutex_t *)(void *)m->opaque.bytes;
+}
+
+static pthread_rwlock_t *prw_of(sp_rwlock_t *rw)
+{
+	return (pthread_rwlock_t *)(void *)rw->opaque.bytes;
+}
+
+static void *nothing_main(void *arg)
+{
+	return arg;
+}
+
+/* A blocking lock from another thread, bounded: a lost wake-up fails the
+ * test instead of hanging it. */
+struct blocker {
+	sp_mutex_t *m;
+	sp_rwlock_t *rw;
+	int rc;
+	int done;
+};
+
+static void *blocker_main(void *arg)
+{
+	struct blocker *b = arg;
+	struct timespec dl = sp_test_deadline_ms(CLOCK_REALTIME, 20000);
+
+	b->rc = b->m ? sp_mutex_timedlock(b->m, &dl) : sp_rwlock_timedwrlock(b->rw, &dl);
+	if (b->rc == 0)
+		b->rc = b->m ? sp_mutex_unlock(b->m) : sp_rwlock_unlock(b->rw);
+	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* What glibc's own functions see after ours took and released the lock,
+ * and what they see while we hold it (the inline paths write glibc's
+ * words as glibc would: sp_glibc_locks.h). */
+static void check_words(bool with_attr)
+{
+	sp_mutex_t m = SP_MUTEX_INITIALIZER;
+	sp_rwlock_t rw = SP_RWLOCK_INITIALIZER;
+	pthread_mutex_t *pm = pm_of(&m);
+	pthread_rwlock_t *prw = prw_of(&rw);
+
+	/* sp_mutex_init() passes an attribute object, after which glibc's
+	 * __kind has PTHREAD_MUTEX_NO_ELISION_NP set: still a default mutex */
+	if (with_attr) {
+		assert_int_equal(sp_mutex_init(&m, SP_MUTEX_NORMAL), 0);
+		assert_int_equal(sp_rwlock_init(&rw, 0), 0);
+	}
+	for (int i = 0; i < 3; i++) { /* the first call may register the thread */
+		assert_int_equal(sp_mutex_lock(&m), 0);
+		assert_int_not_equal(pm->__data.__lock, 0);
+		assert_int_equal(pm->__data.__owner, sp_test_gettid());
+		assert_int_equal(pm->__data.__nusers, 1);
+		assert_int_equal(pthread_mutex_trylock(pm), EBUSY);
+		assert_int_equal(sp_mutex_unlock(&m), 0);
+		assert_int_equal(pm->__data.__lock, 0);
+		assert_int_equal(pm->__data.__owner, 0);
+		assert_int_equal(pm->__data.__nusers, 0);
+		assert_int_equal(pthread_mutex_trylock(pm), 0);
+		assert_int_equal(pthread_mutex_unlock(pm), 0);
+
+		assert_int_equal(sp_rwlock_rdlock(&rw), 0);
+		assert_int_equal(sp_rwlock_rdlock(&rw), 0);
+		assert_int_equal(prw->__data.__readers >> 3, 2); /* PTHREAD_RWLOCK_READER_SHIFT */
+		assert_int_equal(pthread_rwlock_trywrlock(prw), EBUSY);
+		assert_int_equal(pthread_rwlock_tryrdlock(prw), 0);
+		assert_int_equal(pthread_rwlock_unlock(prw), 0);
+		assert_int_equal(sp_rwlock_unlock(&rw), 0);
+		assert_int_equal(sp_rwlock_unlock(&rw), 0);
+		assert_int_equal(prw->__data.__readers, 0);
+		assert_int_equal(pthread_rwlock_trywrlock(prw), 0);
+		assert_int_equal(pthread_rwlock_unlock(prw), 0);
+	}
+}
+
+/* First of all (no thread created yet: glibc's single-threaded mutex
+ * path), then after a thread existed (compare-and-exchange). */
+static void test_inline_paths_keep_glibcs_words(void **state)
+{
+	pthread_t t;
+
+	(void)state;
+	check_words(false);
+	check_words(true);
+	assert_int_equal(pthread_create(&t, NULL, nothing_main, NULL), 0);
+	pthread_join(t, NULL);
+	assert_false(__libc_single_threaded);
+	check_words(false);
+	check_words(true);
+}
+
+/* Held through the inline path, waited for by a thread that blocks in
+ * glibc: the unlock must hand the lock over and wake it (the inline read
+ * unlock leaves a lock with a waiting writer to glibc). */
+static void test_inline_holds_wake_waiters(void **state)
+{
+	sp_mutex_t m = SP_MUTEX_INITIALIZER;
+	sp_rwlock_t rw = SP_RWLOCK_INITIALIZER;
+	struct blocker bm = { .m = &m }, brw = { .rw = &rw };
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(sp_mutex_lock(&m), 0);
+	assert_int_equal(pthread_create(&t, NULL, blocker_main, &bm), 0);
+	/* glibc marks a mutex with a waiter 2 (its lll_lock_wait) */
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&pm_of(&m)->__data.__lock, __ATOMIC_RELAXED) == 2));
+	assert_int_equal(sp_mutex_unlock(&m), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(bm.rc, 0);
+
+	assert_int_equal(sp_rwlock_rdlock(&rw), 0);
+	assert_int_equal(pthread_create(&t, NULL, blocker_main, &brw), 0);
+	/* a writer waiting in a read phase sets PTHREAD_RWLOCK_WRLOCKED (2) */
+	assert_true(SP_WAIT_FOR((__atomic_load_n(&prw_of(&rw)->__data.__readers, __ATOMIC_RELAXED) &
+				 2) != 0));
+	assert_int_equal(sp_rwlock_unlock(&rw), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(brw.rc, 0);
+	assert_int_equal(prw_of(&rw)->__data.__readers & 2, 0); /* no writer holds it */
 }
 
 static void test_static_initializers(void **state)
@@ -325,6 +453,8 @@ static void test_contended_counts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_inline_paths_keep_glibcs_words), /* first: one thread */
+		cmocka_unit_test(test_inline_holds_wake_waiters),
 		cmocka_unit_test(test_static_initializers),
 		cmocka_unit_test(test_mutex_normal),
 		cmocka_unit_test(test_mutex_errorcheck),

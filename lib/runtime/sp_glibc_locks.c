@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* Whether glibc elides default mutexes here (sp_glibc_locks.h says why that
+ * turns the inline mutex path off). */
+#define _GNU_SOURCE
+#include "sp_glibc_locks.h"
+#include "sp_rt.h"
+
+int sp_glibc_plain_kind = -1;
+
+void sp_glibc_probe(void)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	int kind;
+
+	if (__atomic_load_n(&sp_glibc_plain_kind, __ATOMIC_RELAXED) == 0)
+		return;
+	/* With glibc.elision.enable=1, glibc's first lock of a default mutex
+	 * marks it for elision in __kind (FORCE_ELISION). */
+	sp_real_resolve();
+	if (sp_real.mutex_lock(&m) != 0)
+		return;
+	kind = __atomic_load_n(&m.__data.__kind, __ATOMIC_RELAXED);
+	sp_real.mutex_unlock(&m);
+	if (kind == 0)
+		__atomic_store_n(&sp_glibc_plain_kind, 0, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * glibc's own uncontended acquire of the two commonest locks, inline: a
+ * default mutex (PTHREAD_MUTEX_TIMED_NP: not recursive, errorcheck,
+ * adaptive, robust, PI, PP, process-shared or elided) and the read side of
+ * an rwlock in a read phase with no writer. These are the trylocks
+ * themselves (glibc 2.36: nptl/pthread_mutex_trylock.c, the
+ * PTHREAD_MUTEX_TIMED_NP case, and nptl/pthread_rwlock_tryrdlock.c, the
+ * read-phase case; the read unlock that wakes nobody from
+ * __pthread_rwlock_rdunlock in nptl/pthread_rwlock_common.c), the same words with the same orderings, so the lock
+ * stays glibc's: its unlock, its waits and its other kinds are glibc's
+ * functions, and a caller that fails here calls glibc's trylock or lock as
+ * before. Being a trylock, it keeps what sp_instr_fast.h relies on: a lock
+ * that is busy is never waited for without the core hearing of it.
+ *
+ * The layout is glibc's private ABI, stable since 2.25 (the rwlock) and
+ * long before (the mutex); the asserts below hold the field types we
+ * touch, and sp_glibc_probe() turns the mutex path off where glibc would
+ * elide (GLIBC_TUNABLES=glibc.elision.enable=1), because an elided
+ * mutex's unlock leaves __owner and __nusers as they are.
+ *
+ * Not under ThreadSanitizer: it models a mutex from the pthread calls it
+ * intercepts, and would not see a lock taken here.
+ */
+#ifndef SP_GLIBC_LOCKS_H
+#define SP_GLIBC_LOCKS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/single_threaded.h>
+
+#if defined(__SANITIZE_THREAD__)
+#define SP_GLIBC_INLINE 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SP_GLIBC_INLINE 0
+#endif
+#endif
+#ifndef SP_GLIBC_INLINE
+#define SP_GLIBC_INLINE 1
+#endif
+
+#pragma GCC visibility push(hidden)
+
+_Static_assert(offsetof(pthread_mutex_t, __data.__lock) == 0, "mutex futex word first");
+_Static_assert(sizeof(((pthread_mutex_t *)0)->__data.__lock) == 4, "mutex __lock is an int");
+_Static_assert(sizeof(((pthread_mutex_t *)0)->__data.__owner) == 4, "mutex __owner is an int");
+_Static_assert(sizeof(((pthread_mutex_t *)0)->__data.__nusers) == 4, "mutex __nusers");
+_Static_assert(sizeof(((pthread_mutex_t *)0)->__data.__kind) == 4, "mutex __kind is an int");
+_Static_assert(offsetof(pthread_rwlock_t, __data.__readers) == 0, "rwlock __readers first");
+_Static_assert(sizeof(((pthread_rwlock_t *)0)->__data.__readers) == 4, "rwlock __readers");
+
+/* glibc's __readers bits (nptl/pthread_rwlock_common.c). */
+#define SP_GLIBC_RW_WRPHASE 1u
+#define SP_GLIBC_RW_WRLOCKED 2u
+#define SP_GLIBC_RW_RWAITING 4u
+#define SP_GLIBC_RW_READER (1u << 3)  /* one reader: 1 << PTHREAD_RWLOCK_READER_SHIFT */
+#define SP_GLIBC_RW_OVERFLOW (1u << 31)
+
+/* The __kind a mutex must have for sp_glibc_mutex_take, bar the bit below:
+ * 0 (the default, PTHREAD_MUTEX_INITIALIZER's), or -1 (matches no mutex) until
+ * sp_glibc_probe() has run, and where glibc elides. */
+extern int sp_glibc_plain_kind;
+/* Sets sp_glibc_plain_kind; idempotent, any thread, any time. */
+void sp_glibc_probe(void);
+
+/* glibc's PTHREAD_MUTEX_NO_ELISION_NP: pthread_mutex_init() with an
+ * attribute object sets it on a default mutex; its trylock still takes
+ * the PTHREAD_MUTEX_TIMED_NP case (it masks the bit off), and it is never
+ * elided. */
+#define SP_GLIBC_MUTEX_NO_ELISION 0x200
+
+static inline bool sp_glibc_mutex_plain(const pthread_mutex_t *m)
+{
+	return SP_GLIBC_INLINE && (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) &
+				   ~SP_GLIBC_MUTEX_NO_ELISION) ==
+					  __atomic_load_n(&sp_glibc_plain_kind, __ATOMIC_RELAXED);
+}
+
+/*
+ * The trylock of a mutex sp_glibc_mutex_plain() said yes to, by thread
+ * @tid (ours, for __owner: a waiter reads it to find the holder). As glibc:
+ * in a process that never had a second thread, a plain store (its
+ * lll_mutex_lock_optimized; the unlock is then a plain store too);
+ * otherwise a compare-and-exchange 0 -> 1 with acquire, which pairs with
+ * the release of glibc's unlock. Then __owner and __nusers, under the
+ * lock, as glibc writes them (its unlock clears and decrements them).
+ */
+static inline bool sp_glibc_mutex_take(pthread_mutex_t *m, int tid)
+{
+	int zero = 0;
+
+	if (__libc_single_threaded) {
+		if (__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) != 0)
+			return false;
+		__atomic_store_n(&m->__data.__lock, 1, __ATOMIC_RELAXED);
+	} else if (!__atomic_compare_exchange_n(&m->__data.__lock, &zero, 1, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		return false;
+	}
+	__atomic_store_n(&m->__data.__owner, tid, __ATOMIC_RELAXED);
+	m->__data.__nusers++;
+	return true;
+}
+
+/*
+ * The read trylock while the lock is in a read phase with no writer
+ * holding it (glibc's tryrdlock takes the same branch: one more reader by
+ * compare-and-exchange, acquire to pair with the release of the writer's
+ * unlock that began the phase). Anything else (a write phase, a writer,
+ * a reader count about to overflow, a lost race) says false: the caller
+ * then asks glibc, which knows the rest.
+ */
+static inline bool sp_glibc_read_take(pthread_rwlock_t *rw)
+{
+	unsigned int r = __atomic_load_n(&rw->__data.__readers, __ATOMIC_RELAXED);
+
+	if (!SP_GLIBC_INLINE || (r & (SP_GLIBC_RW_WRPHASE | SP_GLIBC_RW_WRLOCKED)) != 0 ||
+	    r + SP_GLIBC_RW_READER >= SP_GLIBC_RW_OVERFLOW)
+		return false;
+	return __atomic_compare_exchange_n(&rw->__data.__readers, &r, r + SP_GLIBC_RW_READER,
+					   false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/*
+ * The read unlock by a thread that holds @rw for reading (our list says
+ * so), where glibc's rdunlock wakes nobody and changes no phase: no writer
+ * holds or waits for the lock (WRLOCKED), no reader waits (RWAITING), a
+ * read phase (WRPHASE clear). Then it is one reader less by
+ * compare-and-exchange, release, which pairs with the acquire of the
+ * writer that takes the lock next. Anything else says false: glibc's
+ * unlock does the hand-over and the wake-ups.
+ */
+static inline bool sp_glibc_read_give(pthread_rwlock_t *rw)
+{
+	unsigned int r = __atomic_load_n(&rw->__data.__readers, __ATOMIC_RELAXED);
+
+	if (!SP_GLIBC_INLINE ||
+	    (r & (SP_GLIBC_RW_WRPHASE | SP_GLIBC_RW_WRLOCKED | SP_GLIBC_RW_RWAITING)) != 0 ||
+	    r < SP_GLIBC_RW_READER)
+		return false;
+	return __atomic_compare_exchange_n(&rw->__data.__readers, &r, r - SP_GLIBC_RW_READER,
+					   false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+#pragma GCC visibility pop
+
+#endif /* SP_GLIBC_LOCKS_H */
