@@ -62,9 +62,10 @@
  *    waited for of a thread whose sections are whole bursts between sleeps
  *    (a background holder: every burst at least 3/4 that long), and the
  *    acquisitions of a frame loop where it found the lock free (the CPU
- *    offsets in its frames at which its waits cluster, repeated in every
- *    frame that shows none). Holders are assumed not to sleep with a lock
- *    held.
+ *    offsets in its frames at which it waited in two frames or more, and
+ *    the offsets between those that their spacing says, asked in every
+ *    frame that shows no wait at that point). Holders are assumed not to
+ *    sleep with a lock held.
  * What the replay assumes (a trace does not show it):
  *  - readers of rwlocks and rwsems appear only as wakers (the last reader
  *    out wakes the writer) or as waiters (when a writer held the lock);
