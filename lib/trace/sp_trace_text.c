@@ -845,7 +845,7 @@ static bool has_control(const char *p, const char *e)
 
 /* Context flags "d..2." (or trace-cmd -l's "0d..2." after the CPU digits):
  * the third is h/s/H/z/Z in interrupt context. */
-static bool flags_token(const char *p, const char *e)
+static inline __attribute__((always_inline)) bool flags_token(const char *p, const char *e)
 {
 	/* the bytes of a flags column */
 	static const bool flag_byte[256] = {
@@ -1081,43 +1081,34 @@ bad_ts:
  * the lines it takes it gives what prefix_general gives, field for field
  * (test_trace_masked and the fuzzer compare the two).
  */
-static inline uint64_t mask64(const char *p, __m128i c)
-{
-	uint64_t m = 0;
-
-	for (int i = 0; i < 4; i++)
-		m |= (uint64_t)(unsigned)_mm_movemask_epi8(
-			     _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), c))
-		     << (16 * i);
-	return m;
-}
-
 struct masks64 {
 	uint64_t blank; /* ' ' */
 	uint64_t space; /* ' ' or '\t' (is_space) */
-	uint64_t digit, colon, dash;
+	uint64_t digit, colon;
 };
 
 static inline void masks_of(const char *p, struct masks64 *m)
 {
 	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
-	const __m128i colon = _mm_set1_epi8(':'), dash = _mm_set1_epi8('-');
 	const __m128i lo = _mm_set1_epi8('0' - 1), hi = _mm_set1_epi8('9' + 1);
+	const __m128i colon = _mm_set1_epi8(':');
 
 	*m = (struct masks64){ 0 };
+#pragma GCC unroll 4
 	for (int i = 0; i < 4; i++) {
 		__m128i x = _mm_loadu_si128((const __m128i *)(p + 16 * i));
-		unsigned b = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, sp));
-		unsigned t = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, tab));
+		__m128i b = _mm_cmpeq_epi8(x, sp);
+
+		m->colon |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, colon)) << (16 * i);
 		/* signed compares: bytes of 0x80 and above are below '0' */
 		unsigned d = (unsigned)_mm_movemask_epi8(
 			_mm_and_si128(_mm_cmpgt_epi8(x, lo), _mm_cmplt_epi8(x, hi)));
 
-		m->blank |= (uint64_t)b << (16 * i);
-		m->space |= (uint64_t)(b | t) << (16 * i);
+		m->blank |= (uint64_t)(unsigned)_mm_movemask_epi8(b) << (16 * i);
+		m->space |= (uint64_t)(unsigned)_mm_movemask_epi8(
+				    _mm_or_si128(b, _mm_cmpeq_epi8(x, tab)))
+			    << (16 * i);
 		m->digit |= (uint64_t)d << (16 * i);
-		m->colon |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, colon)) << (16 * i);
-		m->dash |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, dash)) << (16 * i);
 	}
 }
 
@@ -1137,7 +1128,7 @@ static inline unsigned run_down(uint64_t m, int j)
  * of [end - 8, end) (which the caller makes sure it may read): the bytes
  * before the digits masked to zeros, then pairs, fours and eights of
  * digits combined by multiplies (SWAR). */
-static inline uint64_t swar8(const char *end, unsigned n)
+static inline __attribute__((always_inline)) uint64_t swar8(const char *end, unsigned n)
 {
 	uint64_t x;
 
@@ -1151,12 +1142,27 @@ static inline uint64_t swar8(const char *end, unsigned n)
 	return ((x & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
 }
 
+/* swar8 for n ≤ 4 digits, from [end - 4, end): one multiply less. */
+static inline __attribute__((always_inline)) uint32_t swar4(const char *end, unsigned n)
+{
+	uint32_t x;
+
+	if (!n)
+		return 0;
+	memcpy(&x, end - 4, 4);
+	x = (x ^ 0x30303030u) & (~0u << (8 * (4 - n)));
+	x = ((x & 0x0f0f0f0fu) * 2561) >> 8;
+	return ((x & 0x00ff00ffu) * 6553601) >> 16;
+}
+
 /* Digits [line + at, line + at + n) as a number; n ≤ 19. */
-static inline uint64_t digits_value(const char *line, unsigned at, unsigned n)
+static inline __attribute__((always_inline)) uint64_t digits_value(const char *line, unsigned at, unsigned n)
 {
 	const char *p = line + at;
 	uint64_t v = 0;
 
+	if (n <= 4 && at + n >= 4)
+		return swar4(p + n, n);
 	if (at + n >= 8 && n <= 16) {
 		if (n <= 8)
 			return swar8(p + n, n);
@@ -1203,11 +1209,18 @@ static inline const char *word_end(const char *p, const char *e)
 static int prefix_masked(const char *line, const char *e, struct sp_trace_event *ev,
 			 const char **name_out, const char **ne_out)
 {
+	/* the third flag, interrupt context: SP_TRACE_EVF_IRQ */
+	static const uint8_t irq_flag[256] = {
+		['h'] = SP_TRACE_EVF_IRQ, ['H'] = SP_TRACE_EVF_IRQ, ['s'] = SP_TRACE_EVF_IRQ,
+		['S'] = SP_TRACE_EVF_IRQ, ['z'] = SP_TRACE_EVF_IRQ, ['Z'] = SP_TRACE_EVF_IRQ,
+	};
+	static const uint64_t pow10[10] = { 1,	    10,	     100,      1000,	  10000,
+					    100000, 1000000, 10000000, 100000000, 1000000000 };
 	struct masks64 m;
 	uint64_t cand, nonspace, bits;
-	unsigned p, ts = 0, te = 0, dot = 0, pre_e, tok, tok_e, cpu_tok, dash, nsecs, nfrac, ncpu;
+	unsigned p, ts = 0, te = 0, dot = 0, pre_e, tok, tok_e, cpu_tok, dash, nsecs, npid, ncpu;
 	uint32_t flags = 0;
-	uint64_t secs, frac;
+	uint64_t secs;
 	int64_t v;
 	int32_t pid;
 	const char *q, *name;
@@ -1228,12 +1241,16 @@ static int prefix_masked(const char *line, const char *e, struct sp_trace_event 
 	    (line[p] == 'v' && e - (line + p) >= 8 && same(line + p, "version ", 8)))
 		return 0;
 
-	/* The timestamp: the first ':' followed by ' ' (a bit of cand) with
-	 * DIGITS[.DIGITS] before it and a space before those */
-	for (cand = m.colon & (m.blank >> 1); cand; cand &= cand - 1) {
-		unsigned i = (unsigned)__builtin_ctzll(cand), r = run_down(m.digit, (int)i - 1), d;
+	/* The timestamp: the first ':' followed by ' ' with DIGITS[.DIGITS]
+	 * before it and a space before those. prefix_general looks at every
+	 * ": " and goes on at once when a digit is not before it: so only
+	 * the ": " after a digit (cand) can be it, tried in order; in the
+	 * kernel's lines the first is (one a line: a branch that predicts). */
+	for (cand = m.colon & (m.digit << 1) & (m.blank >> 1); cand; cand &= cand - 1) {
+		unsigned i = (unsigned)__builtin_ctzll(cand), r, d;
 
-		if (!r || (d = i - r) <= p)
+		r = run_down(m.digit, (int)i - 1);
+		if ((d = i - r) <= p)
 			continue;
 		if (line[d - 1] == '.') {
 			unsigned r2 = run_down(m.digit, (int)d - 2), s = d - 1 - r2;
@@ -1254,23 +1271,16 @@ static int prefix_masked(const char *line, const char *e, struct sp_trace_event 
 	}
 	if (!found)
 		return 0;
-	if (dot) {
-		nsecs = dot - ts;
-		nfrac = te - dot - 1;
-	} else {
-		nsecs = te - ts;
-		nfrac = 0;
-	}
+	nsecs = (dot ? dot : te) - ts;
 	if (nsecs > 18) /* prefix_general's overflow checks */
 		return 0;
 	secs = digits_value(line, ts, nsecs);
 	if (dot) {
-		unsigned n = nfrac < 9 ? nfrac : 9;
+		unsigned n = te - dot - 1 < 9 ? te - dot - 1 : 9;
+		uint64_t frac = digits_value(line, dot + 1, n) * pow10[9 - n];
 
-		frac = digits_value(line, dot + 1, n);
-		for (; n < 9; n++)
-			frac *= 10;
-		if (secs > (UINT64_MAX - frac) / 1000000000ull)
+		/* 9 digits of seconds or fewer cannot overflow */
+		if (nsecs > 9 && secs > (UINT64_MAX - frac) / 1000000000ull)
 			return 0;
 		secs = secs * 1000000000ull + frac;
 	}
@@ -1285,11 +1295,9 @@ static int prefix_masked(const char *line, const char *e, struct sp_trace_event 
 	} else if (flags_token(line + tok, line + tok_e)) {
 		if (is_digit(line[tok])) /* trace-cmd -l's CPU digits */
 			return 0;
-		flags = SP_TRACE_EVF_CTX_KNOWN;
-		if (tok_e - tok >= 3 && (line[tok + 2] == 'h' || line[tok + 2] == 'H' ||
-					 line[tok + 2] == 's' || line[tok + 2] == 'S' ||
-					 line[tok + 2] == 'z' || line[tok + 2] == 'Z'))
-			flags |= SP_TRACE_EVF_IRQ;
+		/* a table, not compares: the byte changes line to line (a
+		 * branch on it would miss often); the token has ≥ 4 bytes */
+		flags = SP_TRACE_EVF_CTX_KNOWN | irq_flag[(unsigned char)line[tok + 2]];
 		pre_e = tok > p ? tok - run_down(m.space, (int)tok - 1) : tok;
 		tok_e = pre_e;
 		tok = tok_e > p ? tok_e - run_down(nonspace, (int)tok_e - 1) : tok_e;
@@ -1310,34 +1318,40 @@ static int prefix_masked(const char *line, const char *e, struct sp_trace_event 
 			return 0;
 	}
 	pre_e = cpu_tok > p ? cpu_tok - run_down(m.space, (int)cpu_tok - 1) : cpu_tok;
-	if (pre_e > p && line[pre_e - 1] == ')') /* a tgid column */
+	/* The pid: digits ending at pre_e after a '-', which is then the last
+	 * '-' in (p, pre_e) that prefix_general looks for. Not so (a tgid
+	 * column's ')', a sign, no digits): prefix_general's. Up to 9 digits
+	 * are a pid parse_i32 takes whole. */
+	npid = run_down(m.digit, (int)pre_e - 1);
+	dash = pre_e - npid - 1;
+	if (!npid || npid > 9 || dash <= p || line[dash] != '-')
 		return 0;
+	/* pids of 1 to 8 digits one way (digits_value would branch on it) */
+	pid = (int32_t)(npid <= 8 && pre_e >= 8 ? swar8(line + pre_e, npid)
+						 : digits_value(line, dash + 1, npid));
 	/* the first space in [p, pre_e) ends an instance name if a ':' is
 	 * before it */
 	bits = m.space & (~0ull << p) & ((1ull << pre_e) - 1);
-	if (bits && (unsigned)__builtin_ctzll(bits) > p && line[__builtin_ctzll(bits) - 1] == ':')
+	if (bits && line[__builtin_ctzll(bits) - 1] == ':')
 		return 0;
-	/* the last '-' in (p, pre_e) */
-	bits = m.dash & ((1ull << pre_e) - 1) & (~0ull << (p + 1));
-	if (!bits)
-		return 0;
-	dash = 63u - (unsigned)__builtin_clzll(bits);
-	if (dash + 1 >= pre_e)
-		return 0;
-	/* up to 9 digits are a pid parse_i32 takes whole */
-	if (pre_e - dash - 1 <= 9 && all_set(m.digit, dash + 1, pre_e)) {
-		pid = (int32_t)digits_value(line, dash + 1, pre_e - dash - 1);
-	} else {
-		q = line + dash + 1;
-		if (parse_i32(&q, line + pre_e, &pid) || q != line + pre_e || pid < 0)
-			return 0;
-	}
 
 	ev->ts_ns = secs;
 	ev->cpu = (int32_t)v;
 	ev->flags |= flags;
 	ev->pid = pid;
-	copy_comm(ev->comm, line + p, line + dash);
+	if (p + 16 <= 64) { /* [p, p + 16) is in the line: its first dash - p bytes */
+		const __m128i idx = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+		__m128i c = _mm_loadu_si128((const __m128i *)(line + p));
+		unsigned n = dash - p < SP_TRACE_COMM_LEN - 1 ? dash - p : SP_TRACE_COMM_LEN - 1;
+
+		_Static_assert(SP_TRACE_COMM_LEN == 16, "a comm is 16 bytes");
+		/* the bytes from n on zero, as ev's were (copy_comm's NUL and
+		 * the zeroed rest) */
+		c = _mm_and_si128(c, _mm_cmplt_epi8(idx, _mm_set1_epi8((char)n)));
+		_mm_storeu_si128((__m128i *)ev->comm, c);
+	} else {
+		copy_comm(ev->comm, line + p, line + dash);
+	}
 	name = line + te + 2;
 	while (name < e && is_space(*name))
 		name++;
