@@ -111,7 +111,11 @@ uint64_t bench_now_ns(void);
 uint64_t bench_thread_cpu_ns(void);
 double bench_process_cpu_s(void);
 void bench_spin_cpu_us(uint32_t us);
-/* The same, calling @poll(@arg) about every 20 us of CPU time. */
+/* The same, calling @poll(@arg) about every BENCH_POLL_NS of CPU time: the
+ * resolution of boost_us (the holder polls its policy only while a critical
+ * wait is on and it has not seen its boost, so a short period costs the
+ * section nothing but a few system calls of its own CPU time). */
+#define BENCH_POLL_NS 5000u
 void bench_spin_cpu_us_poll(uint32_t us, void (*poll)(void *arg), void *arg);
 /* CPU time (s) of this process's thread named @comm (0 if none). */
 double bench_thread_cpu_by_name(const char *comm);

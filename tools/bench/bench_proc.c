@@ -65,7 +65,7 @@ void bench_spin_cpu_us_poll(uint32_t us, void (*poll)(void *arg), void *arg)
 	while ((now = bench_thread_cpu_ns()) < end) {
 		if (now >= next) {
 			poll(arg);
-			next = now + 20000u;
+			next = now + BENCH_POLL_NS;
 		}
 		for (int i = 0; i < 200; i++)
 			x += (uint64_t)i;
