@@ -42,11 +42,12 @@
  *    they differ by two or more (classic: counts), or the CPU with the most
  *    fair load gives the heaviest queued task that narrows the gap
  *    (linux: weight times a PELT-like runnable share, 32 ms time
- *    constant; only above 117 % of the least loaded (imbalance_pct); a
- *    task whose load is more than half the gap moves after failed tries,
- *    its load halved per try as nr_balance_failed does; so four nice-0
- *    hogs go two per CPU whatever nice-19 or mostly sleeping threads run
- *    beside them); a queued RT task
+ *    constant; a task whose load is more than half the gap moves after
+ *    failed tries above 117 % of the least loaded (imbalance_pct), its
+ *    load halved per try as nr_balance_failed does, so four nice-0 hogs
+ *    go two per CPU whatever nice-19 or mostly sleeping threads run
+ *    beside them; a task that fits the gap moves at any imbalance, for
+ *    the wakeup placement that moves Linux's small tasks); a queued RT task
  *    is pulled by any CPU that would otherwise run something lower.
  *  - Locks: userspace mutex (glibc normal futex mutex: unlock frees the
  *    word and wakes one waiter, which retries when it runs, so a running
