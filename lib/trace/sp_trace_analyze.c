@@ -1020,7 +1020,15 @@ int sp_trace_analysis_feed(void *analysis, const struct sp_trace_event *ev)
 
 	switch (ev->type) {
 	case SP_TR_SWITCH: {
-		struct thr *p = get(a, ev->u.sw.prev_pid, ev->u.sw.prev_comm);
+		/* prev is the task the event ran in, almost always: when its
+		 * tid and comm are the ones cur was just looked up by, get()
+		 * would find cur and change nothing (cur is not dead, its
+		 * comm is that one) */
+		struct thr *p = cur && ev->u.sw.prev_pid == ev->pid && ev->comm[0] &&
+						ev->comm[0] != '<' &&
+						comm_is(ev->comm, ev->u.sw.prev_comm)
+					? cur
+					: get(a, ev->u.sw.prev_pid, ev->u.sw.prev_comm);
 		struct thr *n = get(a, ev->u.sw.next_pid, ev->u.sw.next_comm);
 
 		if (p) {

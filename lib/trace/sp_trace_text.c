@@ -271,6 +271,38 @@ static inline __attribute__((always_inline)) int parse_i32(const char **pp, cons
 	return 0;
 }
 
+/* parse_i32, the same in every case, and without a loop a digit for the
+ * pids and priorities of the events' fields: when 8 bytes from *pp lie
+ * before e and start with 1 to 7 digits, their value by SWAR (the digit
+ * count from a mask of the bytes that are not digits); else parse_i32. */
+static inline __attribute__((always_inline)) int i32_fast(const char **pp, const char *e,
+							   int32_t *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (e - *pp >= 8) {
+		uint64_t x, t, nd;
+		unsigned n;
+
+		memcpy(&x, *pp, 8);
+		t = x ^ 0x3030303030303030ull; /* digits: bytes 0 to 9 */
+		/* bit 7 of each byte that is not a digit: 9 + 0x76 < 0x80, and
+		 * no carry crosses a byte (at most 0x7f + 0x76) */
+		nd = (((t & 0x7f7f7f7f7f7f7f7full) + 0x7676767676767676ull) | t) &
+		     0x8080808080808080ull;
+		n = nd ? (unsigned)__builtin_ctzll(nd) / 8 : 8;
+		if (n >= 1 && n <= 7) {
+			t <<= 8 * (8 - n); /* the digits to the top bytes, zeros below */
+			t = ((t & 0x0f0f0f0f0f0f0f0full) * 2561) >> 8;
+			t = ((t & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
+			*out = (int32_t)(((t & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32);
+			*pp += n;
+			return 0;
+		}
+	}
+#endif
+	return parse_i32(pp, e, out);
+}
+
 static inline void copy_comm(char *dst, const char *p, const char *e)
 {
 	size_t n = (size_t)(e - p);
@@ -402,12 +434,12 @@ sw_side(const char *p, const char *e, const char *kc, const char *kp, const char
 	if ((size_t)(e - p) > nc && same(p, kc, nc) && (v = find(p + nc, e, kp))) {
 		copy_comm(comm, p + nc, v);
 		q = v + np;
-		if (parse_i32(&q, e, pid))
+		if (i32_fast(&q, e, pid))
 			return -SP_TRSK_BAD_VALUE;
 		if ((size_t)(e - q) >= nr && same(q, kr, nr)) {
 			q += nr;
 			*after = q;
-			return parse_i32(after, e, prio) ? -SP_TRSK_BAD_VALUE : 0;
+			return i32_fast(after, e, prio) ? -SP_TRSK_BAD_VALUE : 0;
 		}
 	}
 	*after = NULL;
@@ -470,24 +502,23 @@ static int wake_fast(const char *p, const char *e, struct sp_trace_event *ev)
 
 	if (e - p < 5 || !same(p, "comm=", 5))
 		return -1;
-	for (c = q; c < e && *c != '='; c++)
-		;
+	c = find_byte(q, e, '=');
 	/* c: the '=' of " pid=" (the first '=' after comm=) */
-	if (c >= e || c - q < 4 || !same(c - 4, " pid", 4))
+	if (!c || c - q < 4 || !same(c - 4, " pid", 4))
 		return -1;
 	copy_comm(ev->u.wake.comm, q, c - 4);
 	q = c + 1;
-	if (parse_i32(&q, e, &ev->u.wake.pid))
+	if (i32_fast(&q, e, &ev->u.wake.pid))
 		return -1;
 	if (e - q < 6 || !same(q, " prio=", 6))
 		return -1;
 	q += 6;
-	if (parse_i32(&q, e, &ev->u.wake.prio))
+	if (i32_fast(&q, e, &ev->u.wake.prio))
 		return -1;
 	if (e - q < 12 || !same(q, " target_cpu=", 12))
 		return -1;
 	q += 12;
-	if (parse_i32(&q, e, &ev->u.wake.target_cpu))
+	if (i32_fast(&q, e, &ev->u.wake.target_cpu))
 		return -1;
 	for (; q < e; q++) /* nothing after but spaces: no later key */
 		if (!is_space(*q))

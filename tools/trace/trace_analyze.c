@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,6 +223,14 @@ int trace_analyze_main(int argc, char **argv)
 		goto out;
 	}
 	sp_trace_diag_init(&d);
+	/* The analysis frees a retired thread's history as it goes and grows
+	 * others: with glibc's trim threshold the heap's top went back to the
+	 * kernel 690 times on the 1.1 GB trace of the README and came back
+	 * as fresh pages to clear (clear_page 2 to 8 % of the profile, and
+	 * sys time 0.26-0.45 s against 0.18-0.20 s without). Kept instead:
+	 * the process ends after the analysis. */
+	(void)mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	(void)mallopt(M_TOP_PAD, 16 << 20);
 	n = sp_trace_read_file(path, sp_trace_analysis_feed, a, &d);
 	sp_trace_analysis_finish(a);
 	if (n < 0) {
