@@ -574,6 +574,12 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
  * parent's threads is valid here. */
 static void sp_iw_atfork_child(void)
 {
+	/* The tid sp_iw_atfork_prepare cached is the parent's. With a
+	 * runtime, sp_rt_atfork_child (run after us) still needs it, and then
+	 * replaces it; without one nothing does, and the child's first lock
+	 * would register, and write into owner words, its parent's tid. */
+	if (!__atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE))
+		sp_rt_self_state.tid = 0; /* read again when next needed */
 	pthread_mutex_init(&sp_iw_lock, NULL);
 	for (uint32_t i = 0; i < SP_IW_THREADS; i++)
 		sp_iw_tab[i] = NULL;

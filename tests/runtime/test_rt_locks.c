@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/single_threaded.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -150,6 +152,34 @@ static void check_words(bool with_attr)
 		assert_int_equal(pthread_rwlock_trywrlock(prw), 0);
 		assert_int_equal(pthread_rwlock_unlock(prw), 0);
 	}
+}
+
+/* Before anything created the runtime: a child forked now creates its
+ * own at its first lock, and must register (and write into owner words)
+ * its own tid, not the one its parent had cached for the fork. */
+static void test_fork_before_runtime_child_owns_its_locks(void **state)
+{
+	int status = -1;
+	pid_t pid;
+
+	(void)state; /* run before anything created the runtime (main) */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sp_mutex_t m = SP_MUTEX_INITIALIZER;
+		int bad = sp_thread_self() != (sp_tid_t)sp_test_gettid();
+
+		bad |= sp_runtime_init(NULL) != 0; /* the child's own runtime */
+		for (int i = 0; i < 3; i++) { /* the first call registers the thread */
+			bad |= sp_mutex_lock(&m) != 0;
+			bad |= pm_of(&m)->__data.__owner != sp_test_gettid();
+			bad |= sp_mutex_unlock(&m) != 0;
+		}
+		_exit(bad);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 /* First of all (no thread created yet: glibc's single-threaded mutex
@@ -453,7 +483,7 @@ static void test_contended_counts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_inline_paths_keep_glibcs_words), /* first: one thread */
+		cmocka_unit_test(test_inline_paths_keep_glibcs_words), /* one thread */
 		cmocka_unit_test(test_inline_holds_wake_waiters),
 		cmocka_unit_test(test_static_initializers),
 		cmocka_unit_test(test_mutex_normal),
@@ -464,5 +494,11 @@ int main(void)
 		cmocka_unit_test(test_contended_counts),
 	};
 
-	return cmocka_run_group_tests(tests, sp_test_setup_observe, sp_test_teardown_runtime);
+	/* First, alone and before the group set-up creates the runtime. */
+	const struct CMUnitTest before[] = {
+		cmocka_unit_test(test_fork_before_runtime_child_owns_its_locks),
+	};
+	int failed = cmocka_run_group_tests_name("before the runtime", before, NULL, NULL);
+
+	return failed + cmocka_run_group_tests(tests, sp_test_setup_observe, sp_test_teardown_runtime);
 }
