@@ -54,7 +54,11 @@
  *    thread may take the lock first), PI futex mutex (ownership handed to
  *    the top waiter; the owner inherits the best RT priority among its
  *    waiters, transitively; fair waiters give nothing), userspace rwlock
- *    (reader- or writer-preferring like glibc's kinds; futex wake-and-retry),
+ *    (reader- or writer-preferring like glibc's kinds; futex wake-and-retry;
+ *    linux model: a reader that finds a writer waiting in a read phase
+ *    waits unregistered, RWAITING, and is woken to retry by the last
+ *    reader out or the writer's unlock instead of being handed the read
+ *    side),
  *    kernel mutex (FIFO handoff to the first waiter; no optimistic
  *    spinning), kernel rwsem (FIFO queue; a new reader queues behind any
  *    waiter; a writer release wakes every queued reader, or hands off to a

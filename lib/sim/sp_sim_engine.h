@@ -76,6 +76,8 @@ struct sth {
 	uint8_t wait_hold;
 	bool in_wq;
 	bool granted;            /* handed the lock while waiting */
+	bool rwaiting;           /* linux model: a glibc reader that queued behind a
+				    waiting writer (RWAITING): woken, not handed */
 	bool donor;              /* blocked, kept on its run queue (proxy) */
 	int nheld;
 	struct { int lock; uint8_t hold; } held[SP_MAX_HELD];

@@ -142,6 +142,13 @@ void lock_block(struct sim *s, struct sth *t, int li, uint8_t hold)
 			sp_snapshot(s, t, li);
 		}
 	}
+	/* glibc's writer-preferring rwlock: a reader that finds a writer
+	 * waiting in a read phase waits on __readers with RWAITING, not
+	 * registered as a reader, so the writer's unlock does not hand it the
+	 * read phase; one that finds the writer holding registers and is
+	 * handed it (linux model; the classic one hands every queued reader) */
+	t->rwaiting = s->linux_model && l->kind == SP_SIM_URWLOCK_W && hold == SP_SIM_SHARED &&
+		      l->owner < 0;
 	l->wq[l->nwq++] = t->idx;
 	t->in_wq = true;
 	if (hold == SP_SIM_EXCL && sp_is_rw(l))
@@ -202,8 +209,25 @@ static void sp_grant_readers(struct sim *s, struct slk *l)
 	for (int i = 0; i < l->nwq;) {
 		struct sth *t = &s->th[l->wq[i]];
 
-		if (t->wait_hold == SP_SIM_SHARED)
+		if (t->wait_hold == SP_SIM_SHARED && t->rwaiting)
+			sp_wake_retry(s, l, t); /* removes entry i; it retries when it runs */
+		else if (t->wait_hold == SP_SIM_SHARED)
 			sp_handoff(s, l, t); /* removes entry i */
+		else
+			i++;
+	}
+}
+
+/* glibc: the last reader out with a writer waiting resets RWAITING and
+ * wakes the readers waiting on __readers; they retry, find the writer's
+ * phase, register and wait again (a wake the writer does not get). */
+static void sp_wake_rwaiting(struct sim *s, struct slk *l)
+{
+	for (int i = 0; i < l->nwq;) {
+		struct sth *t = &s->th[l->wq[i]];
+
+		if (t->wait_hold == SP_SIM_SHARED && t->rwaiting)
+			sp_wake_retry(s, l, t);
 		else
 			i++;
 	}
@@ -262,10 +286,13 @@ bool lock_release(struct sim *s, struct sth *t, int li)
 			sp_handoff(s, l, sp_top_waiter(s, l, true, false));
 		break;
 	case SP_SIM_URWLOCK_W:
-		if (l->wwaiting)
+		if (l->wwaiting) {
+			if (hold == SP_SIM_SHARED)
+				sp_wake_rwaiting(s, l);
 			sp_handoff(s, l, sp_top_waiter(s, l, true, false));
-		else
+		} else {
 			sp_grant_readers(s, l);
+		}
 		break;
 	case SP_SIM_RWSEM:
 		if (s->th[l->wq[0]].wait_hold == SP_SIM_EXCL)

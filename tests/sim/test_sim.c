@@ -249,6 +249,68 @@ static void test_linux_balance_after_failure(void **state)
 	sp_sim_workload_free(w);
 }
 
+/* ---- glibc's RWAITING readers (linux model) ----
+ * r0 holds the read side 3 ms; w asks for the write side at 0.5 ms and
+ * waits; r1 asks for the read side at 1 ms, finds a writer waiting in a
+ * read phase, and waits on __readers (RWAITING), not registered. glibc's
+ * last reader out wakes it (it retries and waits again, now for the
+ * writer's phase); the classic model hands it the read side only at the
+ * writer's unlock. */
+struct rwaiting {
+	uint64_t r1_first_wake, w_release;
+	int r1_blocks;
+};
+
+static void rwaiting_trace(void *ctx, const struct sp_sim_trace *e)
+{
+	struct rwaiting *x = ctx;
+
+	if (e->type == SP_SIM_TR_BLOCK && e->thread == 2)
+		x->r1_blocks++;
+	if (e->type == SP_SIM_TR_WAKE && e->thread == 2 && x->r1_blocks && !x->r1_first_wake)
+		x->r1_first_wake = e->t;
+	if (e->type == SP_SIM_TR_RELEASE && e->thread == 1 && !x->w_release)
+		x->w_release = e->t;
+}
+
+static void test_glibc_rwaiting_readers(void **state)
+{
+	static const char *const fmt =
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 2, \"sp_sched_model\": \"%s\", "
+		"\"sp_locks\": { \"rw\": \"rwlock-writer\" } }, \"tasks\": { "
+		"\"r0\": { \"loop\": 1, \"sp_rdlock\": \"rw\", \"run\": 3000, \"sp_unlock\": \"rw\", "
+		"\"sleep\": 100000 }, "
+		"\"w\": { \"loop\": 1, \"delay\": 500, \"sp_wrlock\": \"rw\", \"run\": 100, "
+		"\"sp_unlock\": \"rw\", \"sleep\": 100000 }, "
+		"\"r1\": { \"loop\": 1, \"delay\": 1000, \"sp_rdlock\": \"rw\", \"run\": 100, "
+		"\"sp_unlock\": \"rw\", \"sleep\": 100000 } } }";
+
+	(void)state;
+	for (int linux_model = 0; linux_model < 2; linux_model++) {
+		char text[1024], err[256];
+		struct sp_sim_workload *w;
+		struct rwaiting x = { 0 };
+		struct sp_sim_opts o;
+		struct sp_sim_result r;
+
+		snprintf(text, sizeof(text), fmt, linux_model ? "linux" : "classic");
+		assert_int_equal(sp_sim_workload_parse(text, "rwaiting", &w, err, sizeof(err)), 0);
+		sp_sim_opts_default(&o);
+		o.duration_ns = 50 * MS;
+		o.trace = rwaiting_trace;
+		o.trace_ctx = &x;
+		assert_int_equal(sp_sim_run(w, &o, &r), 0);
+		assert_true(x.w_release > 3 * MS);
+		assert_true(x.r1_first_wake > 0);
+		if (linux_model) /* woken by r0's unlock, before the writer's */
+			assert_true(x.r1_first_wake < x.w_release);
+		else /* handed the read side at the writer's unlock */
+			assert_int_equal(x.r1_first_wake, x.w_release);
+		sp_sim_result_free(&r);
+		sp_sim_workload_free(w);
+	}
+}
+
 /* ---- FIFO always beats fair, and preempts it at once ---- */
 static void test_fifo_preempts_fair(void **state)
 {
@@ -965,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(test_fair_shares),
 		cmocka_unit_test(test_fair_two_cpus),
 		cmocka_unit_test(test_linux_balance_after_failure),
+		cmocka_unit_test(test_glibc_rwaiting_readers),
 		cmocka_unit_test(test_fifo_preempts_fair),
 		cmocka_unit_test(test_mutual_exclusion_and_writer_preference),
 		cmocka_unit_test(test_reader_preference),
