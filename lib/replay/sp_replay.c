@@ -1309,6 +1309,14 @@ static int cmp_point(const void *a, const void *b)
 
 #define PT_MAX_STEPS 12 /* the most acquisitions of one lock a frame, filled in */
 
+/* Whether offset @x is grid point @at of step @d: at most 30 % of a step
+ * later (a point drifts later in a frame that waited before it: the CPU of
+ * the wait and its retry) or 10 % earlier. */
+static bool on_step(uint64_t x, uint64_t at, uint64_t d)
+{
+	return x >= at ? (x - at) * 100 <= d * 30 : (at - x) * 100 <= d * 10;
+}
+
 /*
  * The points of one lock (@c[0..n), sorted) as a frame loop that asks at
  * evenly spaced points of its CPU time: the first point plus k steps. A
@@ -1316,29 +1324,36 @@ static int cmp_point(const void *a, const void *b)
  * the later points of a frame seldom are (the first wait gave the starved
  * holder the time to finish; mutex-none-1 of this session: 26 waits at the
  * first point of four, 5 at the second, none at the third, 2 at the
- * fourth). The longest step that puts every point within 15 % of a step
- * of the grid, fewer than PT_MAX_STEPS steps from the first to the last,
- * gives the points that did not show between them (nothing past the last
- * one seen). Adds them to @c (room for PT_MAX_STEPS more); returns the new
- * count.
+ * fourth). The longest step that puts every point on the grid (on_step),
+ * no shorter than 80 % of the points' own smallest spacing and fewer than
+ * PT_MAX_STEPS steps from the first to the last, gives the points that
+ * did not show between them (nothing past the last one seen). Adds them
+ * to @c (room for PT_MAX_STEPS more); returns the new count.
  */
 static size_t fill_steps(struct point *c, size_t n)
 {
-	uint64_t span;
+	uint64_t span, gap = UINT64_MAX;
 
 	if (n < 3)
 		return n;
 	span = c[n - 1].off - c[0].off;
+	for (size_t i = 1; i < n; i++)
+		gap = c[i].off - c[i - 1].off < gap ? c[i].off - c[i - 1].off : gap;
 	for (uint64_t k = n - 1; k < PT_MAX_STEPS; k++) {
 		uint64_t d = span / k;
 		bool fits = d > 0;
 		size_t m = n;
 
+		/* No grid finer than the points seen: with steps of a third of
+		 * their spacing any three points fit one (a development trace's
+		 * 280, 650 and 890 us fitted steps of 122 us: six requests a
+		 * frame where the bench makes four). */
+		if (d * 10 < gap * 8)
+			break;
 		for (size_t i = 1; fits && i + 1 < n; i++) {
-			uint64_t x = c[i].off - c[0].off, q = (x + d / 2) / d, e = x > q * d ? x - q * d
-											: q * d - x;
+			uint64_t x = c[i].off - c[0].off, q = (x + d / 2) / d;
 
-			fits = q >= 1 && q < k && e * 100 <= d * 15;
+			fits = q >= 1 && q < k && on_step(x, q * d, d);
 		}
 		if (!fits)
 			continue;
@@ -1348,11 +1363,8 @@ static size_t fill_steps(struct point *c, size_t n)
 			uint64_t at = c[0].off + q * d;
 			bool have = false;
 
-			for (size_t i = 1; i + 1 < n && !have; i++) {
-				uint64_t e = c[i].off > at ? c[i].off - at : at - c[i].off;
-
-				have = e * 100 <= d * 15;
-			}
+			for (size_t i = 1; i + 1 < n && !have; i++)
+				have = on_step(c[i].off - c[0].off, q * d, d);
 			if (!have)
 				c[m++] = (struct point){ .lock = c[0].lock, .off = at, .tol = c[0].tol };
 		}
