@@ -1192,13 +1192,14 @@ static inline __attribute__((always_inline)) uint64_t digits_value(const char *l
 	const char *p = line + at;
 	uint64_t v = 0;
 
+	/* each load ends at p + n (or 8 before it) and may not start before
+	 * the line */
 	if (n <= 4 && at + n >= 4)
 		return swar4(p + n, n);
-	if (at + n >= 8 && n <= 16) {
-		if (n <= 8)
-			return swar8(p + n, n);
+	if (n <= 8 && at + n >= 8)
+		return swar8(p + n, n);
+	if (n <= 16 && at + n >= 16)
 		return swar8(p + n - 8, n - 8) * 100000000ull + swar8(p + n, 8);
-	}
 	for (unsigned i = 0; i < n; i++)
 		v = v * 10 + (uint64_t)(p[i] - '0');
 	return v;
@@ -1354,8 +1355,10 @@ static int prefix_masked(const char *line, const char *e, struct sp_trace_event 
 	 * column's ')', a sign, no digits): prefix_general's. Up to 9 digits
 	 * are a pid parse_i32 takes whole. */
 	npid = run_down(m.digit, (int)pre_e - 1);
+	if (!npid || npid > 9 || npid + 1 > pre_e) /* the digits may start the line */
+		return 0;
 	dash = pre_e - npid - 1;
-	if (!npid || npid > 9 || dash <= p || line[dash] != '-')
+	if (dash <= p || line[dash] != '-')
 		return 0;
 	/* pids of 1 to 8 digits one way (digits_value would branch on it) */
 	pid = (int32_t)(npid <= 8 && pre_e >= 8 ? swar8(line + pre_e, npid)

@@ -113,6 +113,11 @@ static void test_edges(void **state)
 		"  x-1 [000] d..2. 18446744074.709551615: sched_waking: comm=a pid=1 prio=1 target_cpu=1",
 		"  x-1 [000] d..2. 98765432109876543210: sched_waking: comm=a pid=1 prio=1 target_cpu=1",
 		"  x-1 [000] d..2. 12345: sched_waking: comm=a pid=1 prio=1 target_cpu=1 and more text",
+		/* digits from the line's first byte: a pid with no room for its
+		 * dash, seconds whose loads would start before the line */
+		"12345678 [000] d..2. 43666.743305: sched_waking: comm=a pid=1 prio=1 target_cpu=1 pad",
+		"1 123456789012.5: sched_waking: comm=a pid=1 prio=1 target_cpu=1 padding padding pad",
+		"x-1 [000] 1234567890123.5: sched_waking: comm=a pid=1 prio=1 target_cpu=1 padding p",
 		/* pid and CPU at their limits */
 		"  x-2147483647 [1048576] d..2. 1.000001: sched_waking: comm=a pid=1 prio=1 target_cpu=1",
 		"  x-2147483648 [1048577] d..2. 1.000001: sched_waking: comm=a pid=1 prio=1 target_cpu=1",
@@ -138,7 +143,7 @@ static void test_edges(void **state)
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 		mutations(lines[i], strlen(lines[i]));
 #if defined(__SSE2__)
-	assert_true(taken > compared / 4);
+	assert_true(taken > compared / 5);
 #endif
 }
 
