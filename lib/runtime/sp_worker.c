@@ -106,14 +106,27 @@ __attribute__((constructor)) static void sp_wk_ctor(void)
 
 static int sp_wk_spawn_locked(void);
 
+/*
+ * The signal after the unlock. Signalled under the lock, the worker
+ * (SCHED_FIFO) woke, often on the kicker's own CPU, preempted the kicker
+ * while it still held the lock, and blocked on it: the priority-
+ * inheritance mutex then ran the kicker at the worker's priority, moved it
+ * to the other CPU (preempting a fast-tracked holder there) and dropped it
+ * back to SCHED_OTHER at the unlock, where a nice 0 hog had the CPU next.
+ * Traced (`superpass record` of `superpass bench -s rwlock -p superpass
+ * --k 8`, its longest wait, 9.5 ms): the critical writer, kicking from its
+ * block report, sat runnable for 8.7 ms after that unlock before it
+ * reached glibc's wrlock. kicked is set under the lock, which the worker
+ * tests before it waits, so no wakeup is lost.
+ */
 static void sp_wk_kick(void)
 {
 	pthread_mutex_lock(&sp_wk.lock);
 	sp_wk.kicked = 1;
 	if (!sp_wk.running)
 		sp_wk_spawn_locked(); /* on failure the next kick tries again */
-	pthread_cond_signal(&sp_wk.cond);
 	pthread_mutex_unlock(&sp_wk.lock);
+	pthread_cond_signal(&sp_wk.cond);
 }
 
 void sp_wk_kick_queued(void)
