@@ -1391,7 +1391,10 @@ static size_t frame_points(const struct th *t, size_t grid, struct point **out)
 	*out = NULL;
 	v = calloc(t->n + 1, sizeof(*v));
 	fr = calloc(t->n + 1, sizeof(*fr));
-	c = calloc(t->n + 1 + PT_MAX_STEPS, sizeof(*c));
+	/* A lock's points: one per two waits at least, and when fill_steps
+	 * adds to them, fewer than PT_MAX_STEPS in all, which needs six waits
+	 * of that lock: never more than two per wait. */
+	c = calloc(2 * (t->n + 1) + PT_MAX_STEPS, sizeof(*c));
 	if (!v || !fr || !c)
 		goto out;
 	for (size_t i = grid; i < t->n; i++) {
