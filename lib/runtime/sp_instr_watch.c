@@ -258,6 +258,31 @@ static int sp_iw_slot_push(const void *lock)
 	return -1;
 }
 
+/*
+ * A claim says who told the core of a read hold: the reader itself or a
+ * scanner on its behalf. Whoever sets it (0 -> lock) told, or tells, the
+ * core of the acquire; whoever takes it back (lock -> 0) tells it of the
+ * release. Acquire-release on both. A set's release pairs with the
+ * acquire load of the claim in the reader's unlock (sp_iw_release in
+ * sp_instr_watch.h, its inline twin in sp_instr_fast.h): a reader that sees a scanner's claim sees the core told
+ * of its hold, so the core never hears the release first. A take-back's
+ * acquire pairs with the release of the set it undoes, for the same
+ * order seen from the side that reports the release.
+ */
+static inline bool sp_iw_claim(struct sp_iw_entry *e, uintptr_t lock)
+{
+	uintptr_t zero = 0;
+
+	return __atomic_compare_exchange_n(&e->claim, &zero, lock, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_RELAXED);
+}
+
+static inline bool sp_iw_unclaim(struct sp_iw_entry *e, uintptr_t lock)
+{
+	return __atomic_compare_exchange_n(&e->claim, &lock, 0, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_RELAXED);
+}
+
 /* The lowest slot with a read hold of @lock, or -1: the one a claim goes on. */
 static int sp_iw_lowest_read(const void *lock)
 {
@@ -298,7 +323,6 @@ static void sp_iw_report_read(const void *lock, int slot)
 {
 	struct sp_iw_thread *t = &sp_iw_self;
 	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
-	uintptr_t zero = 0;
 	int w = sp_iw_watch_slot(lock);
 
 	if (!core || w < 0)
@@ -309,8 +333,7 @@ static void sp_iw_report_read(const void *lock, int slot)
 		sp_rt_leave();
 		return;
 	}
-	if (!__atomic_compare_exchange_n(&t->e[slot].claim, &zero, (uintptr_t)lock, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+	if (!sp_iw_claim(&t->e[slot], (uintptr_t)lock))
 		return;
 	sp_instr_acquired(t->tid, lock, SP_HOLD_SHARED);
 }
@@ -374,7 +397,6 @@ void sp_iw_note_acquire(const void *lock, enum sp_hold hold)
 bool sp_iw_list_reported(const void *lock, enum sp_hold hold)
 {
 	struct sp_iw_thread *t = &sp_iw_self;
-	uintptr_t zero = 0;
 	int i;
 
 	if (hold == SP_HOLD_EXCL) {
@@ -396,8 +418,7 @@ bool sp_iw_list_reported(const void *lock, enum sp_hold hold)
 	/* The claim goes on the lock's lowest entry; a scanner may have
 	 * claimed it already (then the core has this reader). */
 	i = sp_iw_lowest_read(lock);
-	return __atomic_compare_exchange_n(&t->e[i].claim, &zero, (uintptr_t)lock, false,
-					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+	return sp_iw_claim(&t->e[i], (uintptr_t)lock);
 }
 
 /*
@@ -431,13 +452,9 @@ int sp_iw_read_pending(const void *lock)
 
 bool sp_iw_read_pending_done(int slot, const void *lock, bool acquired)
 {
-	uintptr_t zero = 0;
-
 	/* The entry is the lock's only one, so its claim is the lock's. */
 	if (acquired) /* as sp_iw_report_read: whoever sets the claim tells the core */
-		return __atomic_compare_exchange_n(&sp_iw_self.e[slot].claim, &zero,
-						   (uintptr_t)lock, false, __ATOMIC_ACQ_REL,
-						   __ATOMIC_RELAXED);
+		return sp_iw_claim(&sp_iw_self.e[slot], (uintptr_t)lock);
 	/* Nothing nested above it (we were blocked): free it as a release
 	 * does, which takes back a scanner's claim. */
 	return sp_iw_free_slot((uint32_t)slot, lock, SP_HOLD_SHARED) > 0;
@@ -445,14 +462,10 @@ bool sp_iw_read_pending_done(int slot, const void *lock, bool acquired)
 
 int sp_iw_release_claimed(int slot, const void *lock, enum sp_hold hold)
 {
-	uintptr_t mine = (uintptr_t)lock;
-
 	/* A claim for another lock is a scanner's, on a slot we reused: its
 	 * own check after the scan clears it. */
-	return __atomic_compare_exchange_n(&sp_iw_self.e[slot].claim, &mine, 0, false,
-					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)
-		       ? SP_IW_TOLD(hold)
-		       : SP_IW_QUIET;
+	return sp_iw_unclaim(&sp_iw_self.e[slot], (uintptr_t)lock) ? SP_IW_TOLD(hold)
+								     : SP_IW_QUIET;
 }
 
 int sp_iw_release_slow(const void *lock)
@@ -522,7 +535,6 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
 		if (!t || t == &sp_iw_self)
 			continue;
 		for (uint32_t s = 0; s < SP_IW_HELD && n < SP_IW_SCAN_MAX; s++) {
-			uintptr_t zero = 0;
 			sp_tid_t tid;
 
 			/* The thread's lowest read entry of the lock carries
@@ -537,8 +549,7 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
 			 * its release only after it sees the claim, so the core
 			 * never hears the release first. */
 			sp_lock_acquired(core, tid, (sp_lock_key_t)want, SP_HOLD_SHARED);
-			if (!__atomic_compare_exchange_n(&t->e[s].claim, &zero, want, false,
-							 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			if (!sp_iw_claim(&t->e[s], want)) {
 				/* The reader (or another scanner) told the core
 				 * itself meanwhile: take ours back. */
 				sp_lock_released(core, tid, (sp_lock_key_t)want, SP_HOLD_SHARED);
@@ -558,11 +569,8 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
 		sp_iw_membarrier();
 		for (uint32_t i = 0; i < n; i++) {
 			struct sp_iw_entry *e = &got[i].t->e[got[i].slot];
-			uintptr_t mine = want;
-
 			if (__atomic_load_n(&e->lock, __ATOMIC_RELAXED) != want &&
-			    __atomic_compare_exchange_n(&e->claim, &mine, 0, false, __ATOMIC_ACQ_REL,
-							__ATOMIC_RELAXED))
+			    sp_iw_unclaim(e, want))
 				sp_lock_released(core, got[i].tid, (sp_lock_key_t)want,
 						 SP_HOLD_SHARED);
 		}
