@@ -110,20 +110,13 @@ static inline int sp_instr_rwlock_unlock_fast(pthread_rwlock_t *rw)
 {
 	struct sp_iw_thread *t = &sp_iw_self;
 	uint32_t i = t->n - 1;
-	uint32_t n = i;
 
 	if (__builtin_expect(i >= SP_IW_HELD ||
 			     __atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED) != (uintptr_t)rw ||
 			     sp_rt_guarded(),
 			     0))
 		return sp_instr_rwlock_unlock_other(rw);
-	__atomic_store_n(&t->e[i].lock, 0, __ATOMIC_RELAXED);
-	while (n && !__atomic_load_n(&t->e[n - 1].lock, __ATOMIC_RELAXED))
-		n--; /* the free slots that were under it */
-	t->n = n;
-	/* As in sp_iw_release: the scanner's second membarrier is the full
-	 * barrier of this store and the load below. */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sp_iw_pop_top(t, i);
 	if (__builtin_expect((__atomic_load_n(&t->e[i].claim, __ATOMIC_ACQUIRE) |
 			      (uintptr_t)sp_iw_active()) != 0,
 			     0))

@@ -310,7 +310,7 @@ static int sp_iw_free_slot(uint32_t i, const void *lock, enum sp_hold hold)
 
 	__atomic_store_n(&t->e[i].lock, 0, __ATOMIC_RELAXED);
 	t->n = sp_iw_shrink(t->n);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* pairs as in sp_iw_release */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* pairs as in sp_iw_pop_top */
 	if (__atomic_load_n(&t->e[i].claim, __ATOMIC_ACQUIRE) != 0)
 		return sp_iw_release_claimed((int)i, lock, hold);
 	return SP_IW_QUIET;
@@ -563,7 +563,7 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
 		}
 	}
 	if (n) {
-		/* Pairs with the compiler barrier in sp_iw_release: either the
+		/* Pairs with the compiler barrier in sp_iw_pop_top: either the
 		 * reader, leaving, sees our claim and reports the release, or
 		 * we see it gone here and report it for it. */
 		sp_iw_membarrier();

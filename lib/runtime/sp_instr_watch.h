@@ -131,6 +131,21 @@ int sp_iw_release_claimed(int slot, const void *lock, enum sp_hold hold);
 /* Any release but a read hold on top of the list. */
 int sp_iw_release_slow(const void *lock);
 
+/* Pops the read hold in @t's top slot @i (n - 1), and the free slots
+ * under it. The caller loads the slot's claim next: between this store
+ * and that load there is only a compiler barrier, because the scanner's
+ * second membarrier (sp_iw_scan_readers) is the full barrier of the pair. */
+static inline void sp_iw_pop_top(struct sp_iw_thread *t, uint32_t i)
+{
+	uint32_t n = i;
+
+	__atomic_store_n(&t->e[i].lock, 0, __ATOMIC_RELAXED);
+	while (n && !__atomic_load_n(&t->e[n - 1].lock, __ATOMIC_RELAXED))
+		n--; /* the free slots that were under it */
+	t->n = n;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 /* Before the real unlock: takes one hold of @lock out of our list and
  * says what it was (SP_IW_KEEP, SP_IW_QUIET, SP_IW_TOLD). The common
  * case, a read hold on top of the list, inline: two loads, two stores. */
@@ -138,20 +153,13 @@ static inline int sp_iw_release(const void *lock)
 {
 	struct sp_iw_thread *t = &sp_iw_self;
 	uint32_t i = t->n - 1;
-	uint32_t n = i;
 
 	if (i >= SP_IW_HELD) /* n == 0: nothing listed */
 		return SP_IW_QUIET;
 	if (__builtin_expect(__atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED) != (uintptr_t)lock,
 			     0))
 		return sp_iw_release_slow(lock);
-	__atomic_store_n(&t->e[i].lock, 0, __ATOMIC_RELAXED);
-	while (n && !__atomic_load_n(&t->e[n - 1].lock, __ATOMIC_RELAXED))
-		n--; /* the free slots that were under it */
-	t->n = n;
-	/* Store then load with only a compiler barrier: the scanner's second
-	 * membarrier (sp_iw_scan_readers) is the full barrier of this pair. */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sp_iw_pop_top(t, i);
 	if (__builtin_expect(__atomic_load_n(&t->e[i].claim, __ATOMIC_ACQUIRE) != 0, 0))
 		return sp_iw_release_claimed((int)i, lock, SP_HOLD_SHARED);
 	return SP_IW_QUIET;
