@@ -667,30 +667,41 @@ static void count_acquires(void *ctx, const struct sp_sim_trace *e)
 	a->n += e->type == SP_SIM_TR_ACQUIRE && e->thread == a->thread;
 }
 
+/* @w run under `none` on 2 CPUs: the acquisitions by its thread @comm,
+ * and (when @frames) the frames the run counted. */
+static int sim_acquires_of(const struct sp_sim_workload *w, const char *comm, uint64_t *frames)
+{
+	struct acquires a = { .thread = sp_sim_task_find(w, comm) };
+	struct sp_sim_opts so;
+	struct sp_sim_result res;
+
+	assert_true(a.thread >= 0);
+	sp_sim_opts_default(&so);
+	so.cpus = 2;
+	so.trace = count_acquires;
+	so.trace_ctx = &a;
+	assert_int_equal(sp_sim_run(w, &so, &res), 0);
+	if (frames)
+		*frames = res.frames;
+	sp_sim_result_free(&res);
+	return a.n;
+}
+
 static void test_starved_holder_loops(void **state)
 {
 	(void)state;
 	for (int starved = 0; starved < 2; starved++) {
 		struct sp_replay *r = holder_trace(starved);
-		const struct sp_sim_workload *w = sp_replay_workload(r);
-		struct acquires a = { .thread = sp_sim_task_find(w, "t100-100") };
 		struct sp_replay_counts c;
-		struct sp_sim_opts so;
-		struct sp_sim_result res;
+		int n;
 
 		sp_replay_get_counts(r, &c);
 		assert_int_equal(c.looped, (uint64_t)starved);
-		assert_true(a.thread >= 0);
-		sp_sim_opts_default(&so);
-		so.cpus = 2;
-		so.trace = count_acquires;
-		so.trace_ctx = &a;
-		assert_int_equal(sp_sim_run(w, &so, &res), 0);
+		n = sim_acquires_of(sp_replay_workload(r), "t100-100", NULL);
 		if (starved)
-			assert_true(a.n >= 10);
+			assert_true(n >= 10);
 		else
-			assert_int_equal(a.n, 1);
-		sp_sim_result_free(&res);
+			assert_int_equal(n, 1);
 		sp_replay_free(r);
 	}
 }
@@ -745,10 +756,8 @@ static int frame_acquires(const uint64_t *pts, const uint8_t *waits, uint64_t *f
 {
 	struct sp_replay *r;
 	const struct sp_sim_workload *w;
-	struct acquires a;
-	struct sp_sim_opts so;
-	struct sp_sim_result res;
 	char err[256] = "";
+	int n;
 
 	r = replay_of_200(1, false);
 	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 0, 120);
@@ -785,17 +794,9 @@ static int frame_acquires(const uint64_t *pts, const uint8_t *waits, uint64_t *f
 		fail_msg("%s", err);
 	w = sp_replay_workload(r);
 	*dur = sp_sim_workload_duration_ns(w);
-	a = (struct acquires){ .thread = sp_sim_task_find(w, "t200-200") };
-	assert_true(a.thread >= 0);
-	sp_sim_opts_default(&so);
-	so.cpus = 2;
-	so.trace = count_acquires;
-	so.trace_ctx = &a;
-	assert_int_equal(sp_sim_run(w, &so, &res), 0);
-	*frames = res.frames;
-	sp_sim_result_free(&res);
+	n = sim_acquires_of(w, "t200-200", frames);
 	sp_replay_free(r);
-	return a.n;
+	return n;
 }
 
 /* A frame loop that takes a lock four times a frame (at 300, 600, 900 and
