@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "../../lib/trace/sp_trace_text.c"
+#include "sp_parse_agree.h"
 #include "sp_test_fixtures.h"
 
 static unsigned long compared, taken;
@@ -28,20 +29,14 @@ static unsigned long compared, taken;
 /* The line [l, l + n) by both parsers: the same rc, reason and event. */
 static void same_both_ways(const char *l, size_t n)
 {
-	struct sp_trace_event a, b;
-	const char *wa = NULL, *wb = NULL;
+	const char *wa, *wb;
 	/* a copy of exactly n bytes, so that a read past the line is ASan's */
 	char *c = malloc(n ? n : 1);
 	int ra, rb;
 
 	assert_non_null(c);
 	memcpy(c, l, n);
-	memset(&a, 0x5a, sizeof(a));
-	memset(&b, 0xa5, sizeof(b));
-	ra = sptr_parse_line(c, n, &a, &wa, -1);
-	rb = sptr_parse_line_scalar(c, n, &b, &wb, -1);
-	if (ra != rb || (wa == NULL) != (wb == NULL) || (wa && strcmp(wa, wb)) ||
-	    memcmp(&a, &b, sizeof(a)))
+	if (!sp_parsers_agree(c, n, &ra, &rb, &wa, &wb))
 		fail_msg("masked and scalar differ on '%.*s': %d '%s' / %d '%s'", (int)n, l, ra,
 			 wa ? wa : "", rb, wb ? wb : "");
 #if defined(__SSE2__)

@@ -16,6 +16,7 @@
 #include <superpass/trace.h>
 
 #include "sp_trace_internal.h"
+#include "../sp_parse_agree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,20 +28,14 @@ static void masked_same_as_scalar(const char *data, size_t size)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		struct sp_trace_event a, b;
-		const char *wa = NULL, *wb = NULL;
+		const char *wa, *wb;
 		char *line = malloc(len ? len : 1); /* exactly the line, for ASan */
 		int ra, rb;
 
 		if (!line)
 			return;
 		memcpy(line, p, len);
-		memset(&a, 0x5a, sizeof(a));
-		memset(&b, 0xa5, sizeof(b));
-		ra = sptr_parse_line(line, len, &a, &wa, -1);
-		rb = sptr_parse_line_scalar(line, len, &b, &wb, -1);
-		if (ra != rb || (wa == NULL) != (wb == NULL) || (wa && strcmp(wa, wb)) ||
-		    memcmp(&a, &b, sizeof(a))) {
+		if (!sp_parsers_agree(line, len, &ra, &rb, &wa, &wb)) {
 			fprintf(stderr, "masked and scalar parsers differ on '%.*s': %d / %d\n",
 				(int)len, line, ra, rb);
 			abort();
