@@ -35,9 +35,9 @@ int sp_trace_sink_put(struct sp_trace_sink *s, struct sp_trace_event *ev, uint64
 __attribute__((visibility("hidden"))) int sptr_parse_line(const char *line, size_t len,
 							  struct sp_trace_event *ev,
 							  const char **why, int nul);
-/* The same by the byte-by-byte parser alone, without the vector-mask
- * prefix of the kernel's lines: what that prefix must agree with (the
- * fuzzer and test_trace_masked compare them). */
+/* The same by the byte-by-byte parser alone, without the fast prefixes
+ * of the kernel's lines (its fixed layout, vector masks): what they must
+ * agree with (the fuzzer and test_trace_masked compare them). */
 __attribute__((visibility("hidden"))) int sptr_parse_line_scalar(const char *line, size_t len,
 								 struct sp_trace_event *ev,
 								 const char **why, int nul);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * The text parser's vector-mask prefix (prefix_masked, x86) against its
- * byte-by-byte parser: on the lines of the recorded fixtures, lines made to
- * sit at the prefix's edges, and every one-byte change, deletion and
- * insertion in their first 72 bytes, the two give the same verdict, reason
- * and event, byte for byte. Built from the parser's source (white box):
- * the masked prefix must also take the kernel's lines, or the test would
- * compare the scalar parser with itself.
+ * The text parser's fast prefixes (x86: prefix_kernel, the kernel's fixed
+ * layout, and prefix_masked, vector masks) against its byte-by-byte
+ * parser: on the lines of the recorded fixtures, lines made to sit at the
+ * prefixes' edges, and every one-byte change, deletion and insertion in
+ * their first 72 bytes, the two give the same verdict, reason and event,
+ * byte for byte. Built from the parser's source (white box): the fast
+ * prefixes must also take the kernel's lines (prefix_kernel most of them),
+ * or the test would compare the scalar parser with itself.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -24,7 +25,7 @@
 #include "sp_parse_agree.h"
 #include "sp_test_fixtures.h"
 
-static unsigned long compared, taken;
+static unsigned long compared, taken, taken_kernel;
 
 /* The line [l, l + n) by both parsers: the same rc, reason and event. */
 static void same_both_ways(const char *l, size_t n)
@@ -48,6 +49,8 @@ static void same_both_ways(const char *l, size_t n)
 			e--;
 		zero_event(&ev);
 		taken += (unsigned long)prefix_masked(c, e, &ev, &nm, &ne);
+		zero_event(&ev);
+		taken_kernel += (unsigned long)prefix_kernel(c, e, &ev, &nm, &ne);
 	}
 #endif
 	compared++;
@@ -131,14 +134,40 @@ static void test_edges(void **state)
 		"# tracer: nop and then some more text to pass sixty-four bytes of this line.......",
 		"                                                                                  ",
 		"  x-1 [000] d..2. 1.000001: sched_waking: comm=a pid=1 prio=1 target_cpu=1 padding\r\n",
+		/* prefix_kernel's layout and its edges: a comm of 15 and 16
+		 * bytes, pids of 7 and 8 digits, seconds of 1, 10 and 11
+		 * digits and unpadded, fractions of 5 and 7 digits, tabs, a
+		 * space in the comm, a comm that starts like a header, a
+		 * 4-digit CPU, fused CPU digits, 4 flags */
+		" abcdefghijklmno-16375   [001] d..2.   250.701977: sched_switch: prev_comm=a "
+		"prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120",
+		"abcdefghijklmnop-16375   [001] d..2.   250.701977: sched_switch: prev_comm=a "
+		"prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120",
+		"       superpass-1234567 [000] dNh2.     1.000001: sched_waking: comm=a pid=1 prio=1",
+		"       superpass-12345678 [000] d..2.   250.701977: sched_waking: comm=a pid=1 prio=1",
+		"       superpass-5       [000] d..2. 1234567890.701977: sched_waking: comm=a pid=1 p",
+		"       superpass-5       [000] d..2. 12345678901.701977: sched_waking: comm=a pid=1 ",
+		"       superpass-5       [000] d..2. 123456.701977: sched_waking: comm=a pid=1 prio=",
+		"       superpass-5       [000] d..2.   250.70197: sched_waking: comm=a pid=1 prio=1 ",
+		"       superpass-5       [000] d..2.   250.7019771: sched_waking: comm=a pid=1 prio=1",
+		"\t      superpass-5     \t [000] d..2.   250.701977: sched_waking: comm=a pid=1 prio=",
+		"       super pass-5      [000] d..2.   250.701977: sched_waking: comm=a pid=1 prio=1",
+		"        #uperpass-5      [000] d..2.   250.701977: sched_waking: comm=a pid=1 prio=1",
+		"        CPU:pass-5       [000] d..2.   250.701977: sched_waking: comm=a pid=1 prio=1",
+		"       superpass-5       [1000] d..2.   250.701977: sched_waking: comm=a pid=1 prio=",
+		"       superpass-5       [000] 0d..2   250.701977: sched_waking: comm=a pid=1 prio=1",
+		"       superpass-5       [000] d..2    250.701977: sched_waking: comm=a pid=1 prio=1",
+		" memfd:sealed-91-1231    [000] .....   250.702044: sys_futex -> 0xffffffffffffff92",
 	};
 
 	(void)state;
 	taken = 0;
+	taken_kernel = 0;
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 		mutations(lines[i], strlen(lines[i]));
 #if defined(__SSE2__)
 	assert_true(taken > compared / 5);
+	assert_true(taken_kernel > compared / 20);
 #endif
 }
 
@@ -148,29 +177,35 @@ static void fixture_lines(const char *name, unsigned mutate, bool kernel_form)
 	char *path = fixture(name), line[8192];
 	gzFile gz = gzopen(path, "rb");
 	unsigned n = 0;
-	unsigned long taken0 = taken, compared0 = compared;
+	unsigned long taken0 = taken, compared0 = compared, kernel_lines = 0;
 
 	assert_non_null(gz);
 	while (gzgets(gz, line, sizeof(line))) {
 		size_t len = strlen(line);
+		unsigned long k0 = taken_kernel;
 
 		if (len && line[len - 1] == '\n')
 			len--;
+		same_both_ways(line, len);
+		kernel_lines += taken_kernel - k0;
 		if (n++ < mutate)
 			mutations(line, len);
-		else
-			same_both_ways(line, len);
 	}
 	gzclose(gz);
 	free(path);
 	assert_true(n > 100);
 #if defined(__SSE2__)
-	/* the kernel's own lines go the masked way, trace-cmd's not */
-	if (kernel_form)
+	/* the kernel's own lines go the fast ways, trace-cmd's not */
+	if (kernel_form) {
 		assert_true(taken - taken0 > (compared - compared0) / 2);
+		/* of the lines as recorded (their mutations are mostly not
+		 * in the layout) */
+		assert_true(kernel_lines > n / 2);
+	}
 #else
 	(void)kernel_form;
 	(void)taken0;
+	(void)kernel_lines;
 	(void)compared0;
 #endif
 }

@@ -3,8 +3,9 @@
  * libFuzzer target: arbitrary bytes as an ftrace text trace, through the
  * reader, the analysis (every thread selected, spinlocks on, a short merge
  * and history window) and every report; and each line through the
- * parser with and without its vector-mask prefix, which must agree (an
- * abort if not). Built and run by run-fuzz.sh.
+ * parser with and without its fast prefixes (the kernel layout's and the
+ * vector masks'), which must agree (an abort if not). Built and run by
+ * run-fuzz.sh.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
