@@ -144,6 +144,24 @@ static inline bool sp_glibc_read_give(pthread_rwlock_t *rw)
 					   false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
+/*
+ * glibc's first step of a blocking read lock on a writer-preferring rwlock
+ * (PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP; any other kind returns 0
+ * at once): while a writer waits for the readers of a read phase, a new
+ * reader waits without registering (RWAITING). Returns 0 once glibc's
+ * rdlock would register, or ETIMEDOUT at @abstime on @clk (NULL: never).
+ * After it, a reader of the lock is registered, so a holder as soon as
+ * the lock is in a read phase, within the few instructions of glibc's
+ * rdlock before its fetch-and-add (sp_glibc_rwait.c).
+ */
+int sp_glibc_read_wait_turn(pthread_rwlock_t *rw, clockid_t clk, const struct timespec *abstime);
+
+/* The lock is in a read phase: every registered reader holds it. */
+static inline bool sp_glibc_read_phase(const pthread_rwlock_t *rw)
+{
+	return (__atomic_load_n(&rw->__data.__readers, __ATOMIC_RELAXED) & SP_GLIBC_RW_WRPHASE) == 0;
+}
+
 #pragma GCC visibility pop
 
 #endif /* SP_GLIBC_LOCKS_H */

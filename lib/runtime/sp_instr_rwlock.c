@@ -61,9 +61,29 @@ static int sp_rw_lock_slow(pthread_rwlock_t *rw, enum sp_hold hold, enum sp_wait
 	self = sp_rt_thread(core);
 	if (sp_rw_writer(rw) == self) /* EDEADLK: glibc says so without blocking */
 		return sp_rw_real(rw, hold, wk, clk, abstime);
-	/* A reader is listed before it blocks (sp_iw_read_pending says why). */
-	slot = hold == SP_HOLD_SHARED ? sp_iw_read_pending(rw) : -1;
 	sp_instr_blocked(self, rw, hold, sp_rw_writer_of, true);
+	slot = -1;
+	if (hold == SP_HOLD_SHARED) {
+		/* A reader is listed (queued) before it blocks in glibc, where
+		 * it may be handed the lock asleep (sp_iw_read_pending says
+		 * why), but only once it is registered there: a reader that
+		 * waits behind a writer without registering (glibc's RWAITING,
+		 * writer-preferring locks) holds nothing, in any phase, and
+		 * listed it would take one of the K reader slots of the core
+		 * from a reader in its section. Seen: four such readers
+		 * fast-tracked at K=4, woken, gone back to sleep, while a fifth
+		 * reader beyond K held the lock unboosted for 81 ms. After
+		 * the block report: a scan that tells the core of us before
+		 * our block is known makes our own walk meet us as a holder
+		 * of the lock we wait for, a deadlock that is not one
+		 * (sp_graph_walk.c). */
+		rc = sp_glibc_read_wait_turn(rw, clk, wk == SP_WAIT_FOREVER ? NULL : abstime);
+		if (rc != 0) {
+			sp_instr_unblocked(self, rw, hold, false);
+			return rc;
+		}
+		slot = sp_iw_read_pending(rw);
+	}
 	rc = sp_rw_real(rw, hold, wk, clk, abstime);
 	if (slot >= 0)
 		sp_instr_read_unblocked(self, rw, slot, rc == 0);

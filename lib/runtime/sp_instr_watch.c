@@ -428,10 +428,13 @@ bool sp_iw_list_reported(const void *lock, enum sp_hold hold)
  * back for its next wrlock, waits for a reader the core knows only as a
  * waiter. Traced (`superpass bench -s rwlock --k 64`, sched_switch and
  * sched_wakeup): both ~52 ms waits of a 3 s run were exactly that. So the
- * reader lists the lock before it blocks, and the waiter's scan reports it
- * as a reader; the core treats a reader still waiting for the lock it
- * holds as one being handed it (sp_graph_walk.c) and fast-tracks it, which
- * costs nothing while it sleeps and makes it run at once when woken.
+ * reader lists the lock before it blocks, marked queued, and the waiter's
+ * scan reports it as a reader when the lock is in a read phase (then
+ * glibc has handed it the lock: sp_iw_scan_readers); the core treats a
+ * reader still waiting for the lock it holds as one being handed it
+ * (sp_graph_walk.c) and fast-tracks it, which costs nothing while it
+ * sleeps and makes it run at once when woken. The reader lists it only
+ * once it is registered in glibc (sp_instr_rwlock.c).
  */
 int sp_iw_read_pending(const void *lock)
 {
@@ -446,15 +449,23 @@ int sp_iw_read_pending(const void *lock)
 		return -1;
 	/* Relaxed, as in sp_iw_read_acquired: the scanner's membarrier
 	 * orders it before its scan. */
-	__atomic_store_n(&t->e[slot].lock, (uintptr_t)lock, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->e[slot].lock, (uintptr_t)lock | SP_IW_QUEUED, __ATOMIC_RELAXED);
 	return slot;
 }
 
 bool sp_iw_read_pending_done(int slot, const void *lock, bool acquired)
 {
+	struct sp_iw_entry *e = &sp_iw_self.e[slot];
+
 	/* The entry is the lock's only one, so its claim is the lock's. */
-	if (acquired) /* as sp_iw_report_read: whoever sets the claim tells the core */
-		return sp_iw_claim(&sp_iw_self.e[slot], (uintptr_t)lock);
+	if (acquired) {
+		/* Granted now: a hold in any phase. Relaxed: a scanner that
+		 * still sees it queued counts it only in a read phase, which
+		 * is true now. */
+		__atomic_store_n(&e->lock, (uintptr_t)lock, __ATOMIC_RELAXED);
+		/* as sp_iw_report_read: whoever sets the claim tells the core */
+		return sp_iw_claim(e, (uintptr_t)lock);
+	}
 	/* Nothing nested above it (we were blocked): free it as a release
 	 * does, which takes back a scanner's claim. */
 	return sp_iw_free_slot((uint32_t)slot, lock, SP_HOLD_SHARED) > 0;
@@ -516,19 +527,28 @@ void sp_iw_wait_ends(void)
 	}
 }
 
-void sp_iw_scan_readers(struct sp_core *core, const void *lock)
-{
-	struct {
-		struct sp_iw_thread *t;
-		uint32_t slot;
-		sp_tid_t tid;
-	} got[SP_IW_SCAN_MAX];
-	uint32_t n = 0;
-	uintptr_t want = (uintptr_t)lock;
+/*
+ * Which listed readers hold the lock. An entry with the bare address: a
+ * read hold glibc granted (its rdlock returned). A queued entry (the
+ * reader is inside glibc's rdlock, registered: sp_iw_read_pending): a
+ * holder exactly when the lock is in a read phase, in which glibc's
+ * readers all hold the lock at once, asleep or not; in a write phase the
+ * writer holds it (__cur_writer, the owner the waiter reported) and a
+ * queued reader is only waiting, like us. Granted holds first: the core
+ * tracks K readers, and a queued one told in their place would take a
+ * slot from a reader that is in its section (sp_iw_scan_pass).
+ */
+struct sp_iw_got {
+	struct sp_iw_thread *t;
+	uint32_t slot;
+	sp_tid_t tid;
+};
 
-	if (!sp_iw_is_watched(lock))
-		return;
-	pthread_mutex_lock(&sp_iw_lock);
+/* One pass over the thread table for entries whose word is @word; adds
+ * what it told the core to @got from @n on; returns the new count. */
+static uint32_t sp_iw_scan_pass(struct sp_core *core, uintptr_t want, uintptr_t word,
+				struct sp_iw_got *got, uint32_t n)
+{
 	for (uint32_t i = 0; i < SP_IW_THREADS && n < SP_IW_SCAN_MAX; i++) {
 		struct sp_iw_thread *t = __atomic_load_n(&sp_iw_tab[i], __ATOMIC_RELAXED);
 
@@ -539,8 +559,9 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
 
 			/* The thread's lowest read entry of the lock carries
 			 * its claim (sp_instr_watch.h); the others are its
-			 * recursive holds. */
-			if (__atomic_load_n(&t->e[s].lock, __ATOMIC_RELAXED) != want)
+			 * recursive holds. A queued entry is the thread's
+			 * only one of the lock. */
+			if (__atomic_load_n(&t->e[s].lock, __ATOMIC_RELAXED) != word)
 				continue;
 			if (__atomic_load_n(&t->e[s].claim, __ATOMIC_RELAXED) != 0)
 				break;
@@ -562,14 +583,32 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
 			break;
 		}
 	}
+	return n;
+}
+
+void sp_iw_scan_readers(struct sp_core *core, const void *lock)
+{
+	struct sp_iw_got got[SP_IW_SCAN_MAX];
+	uint32_t n;
+	uintptr_t want = (uintptr_t)lock;
+
+	if (!sp_iw_is_watched(lock))
+		return;
+	pthread_mutex_lock(&sp_iw_lock);
+	n = sp_iw_scan_pass(core, want, want, got, 0);
+	if (sp_glibc_read_phase(lock))
+		n = sp_iw_scan_pass(core, want, want | SP_IW_QUEUED, got, n);
 	if (n) {
 		/* Pairs with the compiler barrier in sp_iw_pop_top: either the
 		 * reader, leaving, sees our claim and reports the release, or
-		 * we see it gone here and report it for it. */
+		 * we see it gone here and report it for it. A queued entry
+		 * that became a granted one (sp_iw_read_pending_done) is
+		 * still the hold we told. */
 		sp_iw_membarrier();
 		for (uint32_t i = 0; i < n; i++) {
 			struct sp_iw_entry *e = &got[i].t->e[got[i].slot];
-			if (__atomic_load_n(&e->lock, __ATOMIC_RELAXED) != want &&
+
+			if ((__atomic_load_n(&e->lock, __ATOMIC_RELAXED) & ~SP_IW_QUEUED) != want &&
 			    sp_iw_unclaim(e, want))
 				sp_lock_released(core, got[i].tid, (sp_lock_key_t)want,
 						 SP_HOLD_SHARED);

@@ -27,6 +27,10 @@
  * exclusive hold (a mutex, an rwlock's write side). Scanners look for
  * readers, so they compare the word with the bare address. */
 #define SP_IW_EXCL ((uintptr_t)1)
+/* A reader's entry of a lock it waits for inside glibc's rdlock, already
+ * registered there (sp_iw_read_pending): a holder only while the lock is
+ * in a read phase (sp_iw_scan_readers). Scanners look for either word. */
+#define SP_IW_QUEUED ((uintptr_t)2)
 
 /*
  * The thread's list is a stack: a hold is pushed at e[n], a release takes
@@ -38,7 +42,7 @@
  * released (a new entry of a lock already listed always goes above it).
  */
 struct sp_iw_entry {
-	uintptr_t lock;  /* atomic (scanners read it): lock | SP_IW_EXCL?, 0 = free */
+	uintptr_t lock;  /* atomic (scanners read it): lock | SP_IW_EXCL or _QUEUED?, 0 = free */
 	uintptr_t claim; /* atomic: the lock the core was told this thread holds here */
 };
 
@@ -69,8 +73,8 @@ static inline int sp_iw_find(const void *lock)
 	struct sp_iw_thread *t = &sp_iw_self;
 
 	for (uint32_t i = t->n; i-- > 0;)
-		if ((__atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED) & ~SP_IW_EXCL) ==
-		    (uintptr_t)lock)
+		if ((__atomic_load_n(&t->e[i].lock, __ATOMIC_RELAXED) &
+		     ~(SP_IW_EXCL | SP_IW_QUEUED)) == (uintptr_t)lock)
 			return (int)i;
 	return -1;
 }
@@ -175,10 +179,11 @@ void sp_iw_wait_ends(void);
 /* After sp_lock_blocked_owner for an rwlock: tells the core the readers
  * listed by other threads that it does not know yet. */
 void sp_iw_scan_readers(struct sp_core *core, const void *lock);
-/* A reader about to block in glibc's rdlock lists @lock first (claim 0),
- * so that a scan finds it once glibc hands it the lock while it is still
- * queued (sp_instr_watch.c says why). Returns its slot, or -1 if not
- * listed (passthrough, recursive read, list full). */
+/* A reader about to block in glibc's rdlock, past the wait in which it
+ * is not registered (sp_glibc_read_wait_turn), lists @lock queued first
+ * (claim 0), so that a scan finds it once glibc hands it the lock while it
+ * is still queued (sp_instr_watch.c says why). Returns its slot, or -1 if
+ * not listed (passthrough, recursive read, list full). */
 int sp_iw_read_pending(const void *lock);
 /* The wait of a listed pending reader ended. @acquired: returns true if
  * the core must record the acquire now (no scanner told it). Not

@@ -461,6 +461,161 @@ static void test_plain_waiter_reports_no_reader(void **state)
 	assert_int_equal(sp_rwlock_destroy(&rw), 0);
 }
 
+/*
+ * A reader queued inside glibc's rdlock holds the lock only in a read
+ * phase (glibc hands a read phase to every registered reader at once).
+ * Behind a writer that holds the lock (a write phase) it holds nothing:
+ * the critical waiter's scan must not tell the core of it, or it takes
+ * one of the K reader slots while it sleeps (sp_iw_scan_readers).
+ */
+struct holder {
+	sp_rwlock_t *rw;
+	pid_t tid;  /* atomic */
+	int stage;  /* 1: holds the write lock (or waits for it); the test sets 2: let go */
+	int rc;
+};
+
+static void *write_holder_main(void *arg)
+{
+	struct holder *h = arg;
+
+	__atomic_store_n(&h->tid, sp_test_gettid(), __ATOMIC_RELEASE);
+	h->rc = sp_rwlock_wrlock(h->rw);
+	__atomic_store_n(&h->stage, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&h->stage, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+	if (h->rc == 0)
+		sp_rwlock_unlock(h->rw);
+	return NULL;
+}
+
+static void test_queued_reader_behind_writer_holds_nothing(void **state)
+{
+	sp_rwlock_t rw;
+	struct holder x = { .rw = &rw };
+	struct queued_reader q = { .rd = { .rw = &rw } };
+	struct watcher w = { .rw = &rw, .want = 1 };
+	struct sp_runtime_stats st;
+	sp_tid_t owner = 0;
+	pthread_t tx, tq;
+
+	(void)state;
+	assert_int_equal(sp_rwlock_init(&rw, 0), 0);
+	assert_int_equal(pthread_create(&tx, NULL, write_holder_main, &x), 0);
+	while (!__atomic_load_n(&x.stage, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(x.rc, 0);
+	/* Registered in glibc, asleep until the writer's unlock. */
+	assert_int_equal(pthread_create(&tq, NULL, queued_reader_main, &q), 0);
+	assert_true(SP_WAIT_FOR(asleep(&q.tid)));
+
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(critical_timed_wrlock(&rw, &w), ETIMEDOUT);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(w.seen, 0); /* the writer holds it, not the queued reader */
+	assert_int_equal(sp_lock_owner(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&rw, &owner), 0);
+	assert_int_equal(owner, (sp_tid_t)__atomic_load_n(&x.tid, __ATOMIC_ACQUIRE));
+
+	__atomic_store_n(&x.stage, 2, __ATOMIC_RELEASE); /* the reader's turn */
+	while (!__atomic_load_n(&q.rd.stage, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(q.rd.rc, 0);
+	__atomic_store_n(&q.rd.stage, 2, __ATOMIC_RELEASE);
+	pthread_join(tq, NULL);
+	pthread_join(tx, NULL);
+	assert_int_equal(nr_readers(&rw), 0);
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_int_equal(st.core.deadlocks, 0);
+	assert_int_equal(sp_rwlock_destroy(&rw), 0);
+}
+
+/*
+ * A writer-preferring rwlock in a read phase with a writer waiting: a new
+ * reader waits without registering (glibc's RWAITING) and holds nothing.
+ * The critical waiter's scan finds the reader in its section, not the one
+ * waiting; a timed reader waiting there times out as glibc's does, and
+ * the lock goes on working: the reader in its section leaves, the writer
+ * has its turn, then the waiting reader.
+ */
+struct timed_reader {
+	sp_rwlock_t *rw;
+	pid_t tid; /* atomic */
+	clockid_t clk;
+	int rc;    /* atomic: -1 until the call returned */
+};
+
+static void *timed_reader_main(void *arg)
+{
+	struct timed_reader *r = arg;
+	struct timespec dl = sp_test_deadline_ms(r->clk, 50);
+	int rc;
+
+	__atomic_store_n(&r->tid, sp_test_gettid(), __ATOMIC_RELEASE);
+	rc = r->clk == CLOCK_REALTIME ? sp_rwlock_timedrdlock(r->rw, &dl)
+				      : sp_rwlock_clockrdlock(r->rw, r->clk, &dl);
+	if (rc == 0)
+		sp_rwlock_unlock(r->rw);
+	__atomic_store_n(&r->rc, rc, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_reader_waiting_behind_writer_holds_nothing(void **state)
+{
+	sp_rwlock_t rw;
+	struct rd a = { .rw = &rw };
+	struct holder x = { .rw = &rw };
+	struct queued_reader q = { .rd = { .rw = &rw } };
+	struct timed_reader t1 = { .rw = &rw, .clk = CLOCK_REALTIME, .rc = -1 };
+	struct timed_reader t2 = { .rw = &rw, .clk = CLOCK_MONOTONIC, .rc = -1 };
+	struct watcher w = { .rw = &rw, .want = 2 };
+	struct sp_runtime_stats st;
+	sp_tid_t out[8];
+	pthread_t ta, tx, tq, tt1, tt2;
+
+	(void)state;
+	assert_int_equal(sp_rwlock_init(&rw, SP_RWLOCK_PREFER_WRITER), 0);
+	assert_int_equal(pthread_create(&ta, NULL, reader_main, &a), 0);
+	while (!__atomic_load_n(&a.stage, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(a.rc, 0);
+	assert_int_equal(pthread_create(&tx, NULL, write_holder_main, &x), 0);
+	assert_true(SP_WAIT_FOR(asleep(&x.tid))); /* the primary writer, waiting for a */
+	assert_int_equal(pthread_create(&tq, NULL, queued_reader_main, &q), 0);
+	assert_true(SP_WAIT_FOR(asleep(&q.tid))); /* RWAITING: not registered */
+	assert_int_equal(pthread_create(&tt1, NULL, timed_reader_main, &t1), 0);
+	assert_int_equal(pthread_create(&tt2, NULL, timed_reader_main, &t2), 0);
+
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(critical_timed_wrlock(&rw, &w), ETIMEDOUT);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(w.seen, 1);
+	assert_int_equal(sp_lock_readers(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&rw, out, 8,
+					 NULL),
+			 1);
+	pthread_join(tt1, NULL);
+	pthread_join(tt2, NULL);
+	assert_int_equal(t1.rc, ETIMEDOUT);
+	assert_int_equal(t2.rc, ETIMEDOUT);
+	assert_int_equal(__atomic_load_n(&q.rd.stage, __ATOMIC_ACQUIRE), 0);
+
+	__atomic_store_n(&a.stage, 2, __ATOMIC_RELEASE); /* the writer's turn */
+	pthread_join(ta, NULL);
+	while (!__atomic_load_n(&x.stage, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(x.rc, 0);
+	__atomic_store_n(&x.stage, 2, __ATOMIC_RELEASE); /* then the waiting reader's */
+	while (!__atomic_load_n(&q.rd.stage, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(q.rd.rc, 0);
+	__atomic_store_n(&q.rd.stage, 2, __ATOMIC_RELEASE);
+	pthread_join(tq, NULL);
+	pthread_join(tx, NULL);
+	assert_int_equal(nr_readers(&rw), 0);
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_int_equal(st.core.deadlocks, 0);
+	assert_int_equal(sp_rwlock_destroy(&rw), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +625,8 @@ int main(void)
 		cmocka_unit_test(test_hand_over_hand_readers_listed),
 		cmocka_unit_test(test_owner_from_word),
 		cmocka_unit_test(test_plain_waiter_reports_no_reader),
+		cmocka_unit_test(test_queued_reader_behind_writer_holds_nothing),
+		cmocka_unit_test(test_reader_waiting_behind_writer_holds_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, sp_test_setup_observe, sp_test_teardown_runtime);
