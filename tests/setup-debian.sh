@@ -9,6 +9,7 @@ packages=(
 	libcmocka-dev liburcu-dev                 # tests, RCU for the core
 	libjson-c-dev                             # superpass::sim reads rt-app JSON
 	rt-app                                    # the same workloads on the real kernel
+	rt-tests                                  # cyclictest: the wakeup floor behind boost_us
 	linux-headers-amd64 kmod                  # kernel module build (6.1)
 	linux-headers-rt-amd64                    # kmod_build_rt: PREEMPT_RT is refused (6.1)
 	qemu-system-x86 linux-image-amd64         # kernel module end-to-end test (6.1)
