@@ -64,6 +64,12 @@ struct sth {
 	int64_t v, deadline, vlag;
 	uint64_t vrem;
 	bool fresh;              /* never placed on a run queue */
+	/* linux model: the deadline is kept, relative to v (@rel_deadline),
+	 * for the next placement: PLACE_REL_DEADLINE (a dequeue that is no
+	 * sleep: a migration, a class or priority change) and a sleeper
+	 * DELAY_DEQUEUE still holds when it wakes (requeue_delayed_entity) */
+	bool keep_deadline;
+	int64_t rel_deadline;
 	/* DELAY_DEQUEUE: asleep with negative lag, still owed to @delay_cpu's
 	 * queue, whose average vruntime was @delay_V when it slept */
 	bool delayed;

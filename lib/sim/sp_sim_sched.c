@@ -133,8 +133,26 @@ static void sp_place(struct sim *s, struct scpu *c, struct sth *t)
 	}
 	t->v = V - lag;
 	t->vrem = 0;
-	t->deadline = t->v + (t->fresh ? sp_vslice(s, t) / 2 : sp_vslice(s, t));
+	if (t->keep_deadline && !t->fresh)
+		t->deadline = t->v + t->rel_deadline;
+	else
+		t->deadline = t->v + (t->fresh ? sp_vslice(s, t) / 2 : sp_vslice(s, t));
+	t->keep_deadline = false;
 	t->fresh = false;
+}
+
+/* linux model: dequeue_entity() keeps a fair entity's deadline relative to
+ * its vruntime when it leaves its queue for anything but a sleep
+ * (PLACE_REL_DEADLINE, 6.12+: a migration, sched_setattr into the RT class
+ * and back), and place_entity() restores it instead of starting a new
+ * slice. It matters most for a nice 19 thread, whose slice is 68 times a
+ * nice 0 one in virtual time (102 ms for the 1.5 ms base slice): a
+ * fast-tracked holder came back from each fast track with a whole new
+ * one, behind every hog on its CPU. */
+static void sp_keep_deadline(struct sim *s, struct sth *t)
+{
+	t->keep_deadline = s->linux_model;
+	t->rel_deadline = t->deadline - t->v;
 }
 
 /* Charges the running task for the time since c->last. */
@@ -250,7 +268,12 @@ void sched_enqueue(struct sim *s, struct sth *t, struct scpu *c)
 		int64_t W, V = sp_avg_v(&s->cpus[t->delay_cpu], s, t, &W);
 		int64_t lag = t->vlag + (V - t->delay_V);
 
+		/* requeue_delayed_entity(): still in debt, it was never off its
+		 * queue and keeps its vruntime and deadline (DELAY_ZERO places
+		 * only one whose lag turned positive, with none) */
 		t->vlag = lag >= 0 ? 0 : lag;
+		if (lag >= 0)
+			t->keep_deadline = false;
 		t->delayed = false;
 	}
 	if (t->eff == 0)
@@ -269,6 +292,12 @@ void sched_dequeue(struct sim *s, struct sth *t)
 	sched_update_curr(s, c);
 	if (t->eff == 0) {
 		sp_save_lag(s, c, t);
+		/* a migration keeps its deadline; a sleep starts a new slice
+		 * unless DELAY_DEQUEUE still holds it (below) */
+		if (t->state == TS_RUNNABLE)
+			sp_keep_deadline(s, t);
+		else
+			t->keep_deadline = false;
 		/* DELAY_DEQUEUE (6.12): a sleeper stays queued until its negative
 		 * lag is spent. classic model: it wakes with none (approximated:
 		 * dropped); linux: sched_enqueue settles it when it wakes. */
@@ -277,6 +306,7 @@ void sched_dequeue(struct sim *s, struct sth *t)
 			int64_t W;
 
 			t->delayed = true;
+			sp_keep_deadline(s, t);
 			t->delay_cpu = c->id;
 			t->delay_V = sp_avg_v(c, s, t, &W);
 		} else if (t->state != TS_RUNNABLE && t->vlag < 0) {
@@ -667,8 +697,10 @@ void sched_set_eff(struct sim *s, struct sth *t)
 	if (eff == t->eff)
 		return;
 	if (!t->on_rq) {
-		if (t->eff == 0 && eff > 0)
+		if (t->eff == 0 && eff > 0) {
 			t->vlag = 0;
+			t->keep_deadline = false;
+		}
 		t->eff = eff;
 		sim_trace(s, SP_SIM_TR_PRIO, -1, t->idx, -1, eff);
 		if (t->wait_lock >= 0 && s->lk[t->wait_lock].pi)
@@ -679,6 +711,7 @@ void sched_set_eff(struct sim *s, struct sth *t)
 	sched_update_curr(s, c);
 	if (t->eff == 0 && eff > 0) {
 		sp_save_lag(s, c, t);
+		sp_keep_deadline(s, t);
 		t->eff = eff;
 	} else if (t->eff > 0 && eff == 0) {
 		t->eff = eff;
