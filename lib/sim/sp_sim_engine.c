@@ -202,6 +202,10 @@ static void sp_timer(struct sim *s, struct sth *t, const struct sp_sim_op *op)
  * @t is executing on a CPU. */
 void sim_run_program(struct sim *s, struct sth *t)
 {
+	if (t == s->wk) {
+		pol_wk_step(s);
+		return;
+	}
 	for (uint32_t n = 0; t->state == TS_RUNNABLE; n++) {
 		const struct sp_sim_op *op;
 
@@ -366,7 +370,8 @@ static int sp_sim_setup(struct sim *s)
 			if (sp_sim_task_find(w, *p) < 0)
 				return -ENOENT;
 	s->nth = n;
-	s->th = calloc(n, sizeof(*s->th));
+	/* one more: the superpass worker of the linux model (pol_init) */
+	s->th = calloc(n + 1, sizeof(*s->th));
 	s->cpus = calloc(s->ncpus, sizeof(*s->cpus));
 	s->lk = calloc(w->nlocks ? w->nlocks : 1, sizeof(*s->lk));
 	s->timers = calloc((size_t)(w->ntimers ? w->ntimers : 1) * n, sizeof(*s->timers));
@@ -376,7 +381,7 @@ static int sp_sim_setup(struct sim *s)
 	s->r->nthreads = n;
 	for (uint32_t i = 0; i < s->ncpus; i++) {
 		s->cpus[i].id = (int)i;
-		s->cpus[i].rq = calloc(n, sizeof(int));
+		s->cpus[i].rq = calloc(n + 1, sizeof(int));
 		s->cpus[i].next_local = SP_INF;
 		if (!s->cpus[i].rq)
 			return -ENOMEM;
@@ -473,6 +478,9 @@ static void sp_event(struct sim *s, const struct sev *e)
 		break;
 	case EV_BOOST:
 		pol_boost_due(s, &s->th[e->a], e->gen);
+		break;
+	case EV_WK_KICK:
+		pol_wk_kick(s, &s->th[e->a], e->gen);
 		break;
 	case EV_BALANCE:
 		sched_balance(s);

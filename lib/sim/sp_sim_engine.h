@@ -60,6 +60,7 @@ struct sth {
 	bool rr;
 	bool sp_boost, ux_boost, ux_new;
 	uint32_t boost_gen;      /* superpass: a pending EV_BOOST is this one's */
+	bool boost_due;          /* linux model: the worker applies boost_gen at its run's end */
 	int pi_prio;
 	int64_t v, deadline, vlag;
 	uint64_t vrem;
@@ -130,7 +131,7 @@ struct sev {
 	int32_t a;
 };
 
-enum { EV_START = 1, EV_WAKE, EV_TICK, EV_BALANCE, EV_BOOST };
+enum { EV_START = 1, EV_WAKE, EV_TICK, EV_BALANCE, EV_BOOST, EV_WK_KICK };
 
 struct stimer {
 	bool init;
@@ -161,6 +162,14 @@ struct sim {
 	uint64_t host_notifies;  /* host->notifies at its worker's last run */
 	bool tick_armed;
 	uint64_t tick_ns;
+	/* linux model, superpass: the runtime's worker thread, th[nth] (not
+	 * one of the workload's: no statistics), an RT thread above the fast
+	 * tracks that runs a while on its CPU for each kick and tick
+	 * (sp_sim_policy.c, "The worker") */
+	struct sth *wk;
+	bool wk_busy;            /* a run of its is under way */
+	bool wk_kicked;          /* a fast track is due: its next run is a kick's */
+	bool wk_tick;            /* a tick is due: its next run is at least a tick's */
 	bool err;
 };
 
@@ -207,6 +216,8 @@ void pol_blocked(struct sim *s, struct sth *t, int l, uint8_t hold);
 void pol_exit(struct sim *s, struct sth *t);
 void pol_tick(struct sim *s);
 void pol_pi_update(struct sim *s, int owner, int depth);
+void pol_wk_kick(struct sim *s, struct sth *t, uint32_t gen);
+void pol_wk_step(struct sim *s);
 void pol_lock_changed(struct sim *s);
 void pol_boost_due(struct sim *s, struct sth *t, uint32_t gen);
 
