@@ -14,6 +14,19 @@
 
 #include "replay.h"
 
+/*
+ * The fast track's latency the replay assumes: the P50 of `superpass bench`'s
+ * boost_us (a critical thread's failed trylock to the holder running in
+ * SCHED_FIFO) under superpass-preload, the runtime a recorded program would
+ * get, on this machine (2 vCPUs, Linux 6.18): 70-79 us in eight mutex
+ * runs, 67-72 us in four rwlock runs (superpass bench -q -s mutex -p
+ * superpass-preload -d 5 --repeat 1, and -s rwlock --k 4, each under
+ * superpass record, on the runtime of 6810eda). The simulator's own
+ * default (SP_SIM_DEFAULT_BOOST_LATENCY_NS, 150 us) is the one its tables
+ * were made with. With 150 the mutex replays' P50 was 0.31 ms against the
+ * measured runs' 0.23-0.25; with 75, 0.23-0.25.
+ */
+#define RP_BOOST_LATENCY_NS (75ull * 1000)
 #define RP_MAX_K 16
 #define RP_MAX_LIST 64
 
@@ -47,14 +60,14 @@ static void usage(FILE *f)
 		"      --boost-latency-us N  superpass: a fast track acts N us after the core asks\n"
 		"                       for it, as the runtime's worker takes to wake and call\n"
 		"                       sched_setattr (default %llu, measured: the P50 of the\n"
-		"                       bench's boost_us; 0: at once)\n"
+		"                       bench's boost_us with superpass-preload; 0: at once)\n"
 		"      --json FILE      one record per run (the sim's record shape)\n"
 		"      --svg FILE       blocking CDF per policy\n"
 		"      --workload FILE  the derived workload as rt-app JSON (superpass sim FILE)\n"
 		"  -q, --quiet          no table on stdout\n"
 		"  -h, --help\n"
 		"Exit status: 0 done, 2 bad options or an unusable trace, 1 an output failed.\n",
-		(unsigned long long)(SP_SIM_DEFAULT_BOOST_LATENCY_NS / 1000));
+		(unsigned long long)(RP_BOOST_LATENCY_NS / 1000));
 }
 
 static int split(const char *arg, char **buf, const char **v, int cap, int *n)
@@ -160,7 +173,7 @@ int replay_main(int argc, char **argv)
 	uint32_t ks[RP_MAX_K] = { 4 };
 	int nc = 0, nt = 0, np = 0, nk = 1, c, status = 0, nr = 0;
 	unsigned policies = (1u << SP_SIM_POL_NR) - 1;
-	uint64_t seed = 1, blat = SP_SIM_DEFAULT_BOOST_LATENCY_NS;
+	uint64_t seed = 1, blat = RP_BOOST_LATENCY_NS;
 	bool quiet = false;
 	long long v;
 	struct sp_replay_opts o;
