@@ -153,6 +153,11 @@ static void sp_keep_deadline(struct sim *s, struct sth *t)
 {
 	t->keep_deadline = s->linux_model;
 	t->rel_deadline = t->deadline - t->v;
+	/* dequeue_entity()'s update_curr() renews a deadline the entity has
+	 * run past (update_deadline()) before it is made relative, whatever
+	 * the dequeue is for: a slice not yet seen used is a new one */
+	if (t->rel_deadline <= 0)
+		t->rel_deadline = sp_vslice(s, t);
 }
 
 /* Charges the running task for the time since c->last. */
