@@ -146,6 +146,8 @@ struct sim {
 	uint64_t now, end, slice;
 	bool linux_model;         /* the workload's sp_sched_model is "linux" */
 	uint32_t balance_failed;  /* linux model: sd->nr_balance_failed (sched_balance) */
+	uint64_t balance_next;    /* linux model: when the next balance runs */
+	uint64_t balance_interval; /* linux model: sd->balance_interval, busy (sched_balance) */
 	int fifo_prio;
 	uint32_t ncpus, nth;
 	struct scpu *cpus;

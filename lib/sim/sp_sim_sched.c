@@ -830,6 +830,42 @@ static void sched_balance_count(struct sim *s)
 	}
 }
 
+/* linux model: the load of @c's sleeping and blocked fair threads. A
+ * cfs_rq's load_avg keeps its blocked entities' PELT load, decaying, until
+ * they wake elsewhere (remove_entity_load_avg): a frame thread weighs on
+ * its CPU between its frames too. Counting only the runnable ones, the
+ * balancer saw the bench's nice -10 critical thread's CPU (weight 9548)
+ * nearly empty whenever the thread waited or slept and moved a hog there:
+ * in eight superpass replays of the mutex traces two hogs shared its CPU
+ * 91-93 % of the time, where the eight measured superpass-preload runs had
+ * one hog there 55-80 % of the time and two 19-36 % (with it and the busy
+ * interval below: one 85-98 %, two 2-10 %). */
+static uint64_t sp_blocked_load(struct sim *s, const struct scpu *c)
+{
+	uint64_t l = 0;
+
+	for (uint32_t i = 0; i < s->nth; i++) {
+		const struct sth *t = &s->th[i];
+
+		if (!t->on_rq && t->cpu == c->id && t->eff == 0 &&
+		    (t->state == TS_SLEEP || t->state == TS_BLOCKED))
+			l += (uint64_t)t->weight * t->pelt / 1024;
+	}
+	return l;
+}
+
+/* linux model: how often a busy CPU balances. get_sd_balance_interval():
+ * sd->balance_interval (the MC domain of 2 CPUs: 2 ms, doubled up to 4 ms
+ * by each balance that finds the domain balanced, back to 2 ms after one
+ * that finds it unbalanced) times busy_factor (16) when the CPU that
+ * balances runs something; an idle one balances at the interval itself
+ * (and pulls at once when it goes idle, sp_pull). Every 4 ms, the
+ * balancer moved hogs 89-109 times in the 5 s of each of eight mutex
+ * replays (with the blocked load above: 161-183), where the measured runs
+ * moved them 15-32 times; at these intervals, 6-25. */
+#define SP_BALANCE_BUSY_MIN_NS (16ull * 2 * 1000 * 1000)
+#define SP_BALANCE_BUSY_MAX_NS (16ull * 4 * 1000 * 1000)
+
 /* Every SP_BALANCE_NS (linux model), as load_balance() between two CPUs
  * of one domain: the CPU with the most fair load (the weights of its
  * runnable fair tasks, each times its PELT-like runnable share) gives one
@@ -862,6 +898,8 @@ void sched_balance(struct sim *s)
 				l += t->eff == 0 ? (uint64_t)t->weight * t->pelt / 1024 : 0;
 			}
 		}
+		if (s->linux_model)
+			l += sp_blocked_load(s, c);
 		if (most < 0 || l > lmost) {
 			most = (int)i;
 			lmost = l;
@@ -883,6 +921,19 @@ void sched_balance(struct sim *s)
 		struct sth *t = &s->th[i];
 
 		t->pelt = t->pelt - t->pelt / 8 + (t->state == TS_RUNNABLE ? 128 : 0);
+	}
+	if (s->now < s->balance_next)
+		return;
+	{
+		const struct scpu *l = least >= 0 ? &s->cpus[least] : NULL;
+		bool busy = l && l->curr && l->curr->state == TS_RUNNABLE;
+		bool unbalanced = most >= 0 && most != least && 100 * lmost > 117 * lleast;
+
+		if (unbalanced || !s->balance_interval)
+			s->balance_interval = SP_BALANCE_BUSY_MIN_NS;
+		else if (s->balance_interval < SP_BALANCE_BUSY_MAX_NS)
+			s->balance_interval *= 2;
+		s->balance_next = s->now + (busy ? s->balance_interval : SP_BALANCE_NS);
 	}
 	if (most < 0 || most == least || nmost < 2)
 		return;
