@@ -489,13 +489,35 @@ static void *write_holder_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The end of a test whose writer x holds the lock with reader q queued
+ * behind it: the writer leaves, the reader gets the lock and leaves, and
+ * nothing is left listed and no deadlock was reported on the way.
+ */
+static void finish_writer_then_reader(sp_rwlock_t *rw, struct holder *x, pthread_t tx,
+				      struct queued_reader *q, pthread_t tq)
+{
+	struct sp_runtime_stats st;
+
+	__atomic_store_n(&x->stage, 2, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&q->rd.stage, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(q->rd.rc, 0);
+	__atomic_store_n(&q->rd.stage, 2, __ATOMIC_RELEASE);
+	pthread_join(tq, NULL);
+	pthread_join(tx, NULL);
+	assert_int_equal(nr_readers(rw), 0);
+	assert_int_equal(sp_runtime_stats(&st), 0);
+	assert_int_equal(st.core.deadlocks, 0);
+	assert_int_equal(sp_rwlock_destroy(rw), 0);
+}
+
 static void test_queued_reader_behind_writer_holds_nothing(void **state)
 {
 	sp_rwlock_t rw;
 	struct holder x = { .rw = &rw };
 	struct queued_reader q = { .rd = { .rw = &rw } };
 	struct watcher w = { .rw = &rw, .want = 1 };
-	struct sp_runtime_stats st;
 	sp_tid_t owner = 0;
 	pthread_t tx, tq;
 
@@ -516,17 +538,7 @@ static void test_queued_reader_behind_writer_holds_nothing(void **state)
 	assert_int_equal(sp_lock_owner(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&rw, &owner), 0);
 	assert_int_equal(owner, (sp_tid_t)__atomic_load_n(&x.tid, __ATOMIC_ACQUIRE));
 
-	__atomic_store_n(&x.stage, 2, __ATOMIC_RELEASE); /* the reader's turn */
-	while (!__atomic_load_n(&q.rd.stage, __ATOMIC_ACQUIRE))
-		sched_yield();
-	assert_int_equal(q.rd.rc, 0);
-	__atomic_store_n(&q.rd.stage, 2, __ATOMIC_RELEASE);
-	pthread_join(tq, NULL);
-	pthread_join(tx, NULL);
-	assert_int_equal(nr_readers(&rw), 0);
-	assert_int_equal(sp_runtime_stats(&st), 0);
-	assert_int_equal(st.core.deadlocks, 0);
-	assert_int_equal(sp_rwlock_destroy(&rw), 0);
+	finish_writer_then_reader(&rw, &x, tx, &q, tq); /* the reader's turn */
 }
 
 /*
@@ -568,7 +580,6 @@ static void test_reader_waiting_behind_writer_holds_nothing(void **state)
 	struct timed_reader t1 = { .rw = &rw, .clk = CLOCK_REALTIME, .rc = -1 };
 	struct timed_reader t2 = { .rw = &rw, .clk = CLOCK_MONOTONIC, .rc = -1 };
 	struct watcher w = { .rw = &rw, .want = 2 };
-	struct sp_runtime_stats st;
 	sp_tid_t out[8];
 	pthread_t ta, tx, tq, tt1, tt2;
 
@@ -603,17 +614,7 @@ static void test_reader_waiting_behind_writer_holds_nothing(void **state)
 	while (!__atomic_load_n(&x.stage, __ATOMIC_ACQUIRE))
 		sched_yield();
 	assert_int_equal(x.rc, 0);
-	__atomic_store_n(&x.stage, 2, __ATOMIC_RELEASE); /* then the waiting reader's */
-	while (!__atomic_load_n(&q.rd.stage, __ATOMIC_ACQUIRE))
-		sched_yield();
-	assert_int_equal(q.rd.rc, 0);
-	__atomic_store_n(&q.rd.stage, 2, __ATOMIC_RELEASE);
-	pthread_join(tq, NULL);
-	pthread_join(tx, NULL);
-	assert_int_equal(nr_readers(&rw), 0);
-	assert_int_equal(sp_runtime_stats(&st), 0);
-	assert_int_equal(st.core.deadlocks, 0);
-	assert_int_equal(sp_rwlock_destroy(&rw), 0);
+	finish_writer_then_reader(&rw, &x, tx, &q, tq); /* then the waiting reader's */
 }
 
 int main(void)
