@@ -1138,6 +1138,56 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
 	return 0;
 }
 
+/* A mutex holder's release the trace shows (its unlock woke a waiter)
+ * after CPU of its own since its last boundary (a sleep, a wait): a thread
+ * behind its schedule runs its sections back to back (the bench's
+ * holders: unlock, lock again at once, uncontended, so the trace shows
+ * nothing), and the CPU before the section that ends in the release,
+ * from the boundary's item @from to the inferred lock at (@at, @off), is
+ * its earlier sections, of its section length @len each. The replay ran
+ * that CPU outside the lock (a holder woke, ran 1.05 ms, then took the
+ * lock for its 503 us), in the fair class under any policy: nice 19, 72
+ * ms of virtual time it was then behind when glibc's wake-one handed it
+ * the lock, and it waited 60-110 ms for its CPU behind a nice 0 hog. Only
+ * a run of CPU with nothing else in it, at least 3/4 of a section. Returns
+ * the new count of @v. */
+static size_t back_to_back(struct sp_replay *r, const struct th *t, int32_t lock, uint8_t hold,
+			   uint64_t len, size_t from, size_t at, uint64_t off, struct ins *v,
+			   size_t n, size_t cap, uint32_t *seq)
+{
+	uint64_t cpu = off, m;
+
+	if (t->critical || r->lk[lock].kind != SP_SIM_UMUTEX || at < from)
+		return n;
+	for (size_t k = from; k < at; k++) {
+		if (t->it[k].type != IT_CPU)
+			return n;
+		cpu += t->it[k].ns;
+	}
+	if (t->it[at].type != IT_CPU || cpu * 4 < len * 3)
+		return n;
+	m = (cpu + len / 2) / len;
+	if (m < 1)
+		m = 1;
+	if (n + 2 * m + 2 > cap)
+		return n;
+	for (uint64_t k = 0; k < m; k++) {
+		size_t a0 = from, a1 = at;
+		uint64_t o0 = 0, o1 = off;
+
+		if (k)
+			fwd_cpu(t, from - 1, at + 1, cpu * k / m, &a0, &o0);
+		if (k + 1 < m)
+			fwd_cpu(t, from - 1, at + 1, cpu * (k + 1) / m, &a1, &o1);
+		v[n++] = (struct ins){ .at = a0, .off = o0, .seq = UINT32_MAX / 2 + 1,
+				       .type = OP_LOCK, .hold = hold, .lock = lock };
+		v[n++] = (struct ins){ .at = a1, .off = o1, .seq = (*seq)++ & 0xffff,
+				       .type = OP_UNLOCK, .hold = hold, .lock = lock };
+		r->c.inferred++;
+	}
+	return n;
+}
+
 /* @t's critical sections of the real locks, as lock/unlock placements. A
  * trace shows a critical section only where it was contended; its length
  * (cs_len) comes from the ones it shows whole:
@@ -1160,7 +1210,7 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 {
 	struct ins *v;
 	struct locklen ll[16];
-	size_t n = 0, nll = 0, cap = 4 * t->n + 4;
+	size_t n = 0, nll = 0, cap = 8 * t->n + 16;
 	uint32_t seq = 0;
 
 	v = calloc(cap, sizeof(*v));
@@ -1248,6 +1298,8 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 		}
 		if (!j && !len)
 			at = 0;
+		if (len)
+			n = back_to_back(r, t, it->lock, hold, len, j, at, off, v, n, cap, &seq);
 		v[n++] = (struct ins){ .at = at, .off = off,
 				       .seq = UINT32_MAX / 2 + 1 + (uint32_t)(t->n - e),
 				       .type = OP_LOCK, .hold = hold, .lock = it->lock };

@@ -706,6 +706,68 @@ static void test_starved_holder_loops(void **state)
 	}
 }
 
+/* A mutex holder behind its schedule runs its sections back to back
+ * (unlock, lock again at once: uncontended, so the trace shows nothing).
+ * H (100, nice 19) shows three 0.5 ms sections whole (a wait that got the
+ * lock from W, then its release woke W, who waited meanwhile); later it
+ * wakes, runs 1 ms of CPU and then the 0.5 ms section whose release wakes
+ * W. The 1 ms before is two more of its sections, not CPU outside the
+ * lock: replayed, H takes the lock six times, once per section. */
+static void test_back_to_back_sections(void **state)
+{
+	struct sp_replay *r;
+	char err[256] = "";
+	const char *j, *h, *end;
+	const uint64_t US = 1000, B = 10 * MS;
+
+	(void)state;
+	r = replay_of_200(1, false);
+	for (uint64_t k = 0; k < 3; k++) { /* three sections shown whole */
+		const uint64_t A = 3 * k * MS;
+
+		sw(r, A, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+		sw(r, A + 100 * US, 200, 110, SP_TRS_RUNNABLE, 100, 139);
+		futex(r, A + 110 * US, 100, true, 0x80, 0);
+		sw(r, A + 110 * US, 100, 139, SP_TRS_SLEEPING, 200, 110);
+		futex(r, A + 300 * US, 200, true, 0x81, 0);
+		waking(r, A + 300 * US, 200, 100);
+		futex(r, A + 301 * US, 200, false, 0x81, 1);
+		sw(r, A + 310 * US, 200, 110, SP_TRS_SLEEPING, 100, 139);
+		futex(r, A + 320 * US, 100, false, 0x80, 0);
+		sw(r, A + 400 * US, 100, 139, SP_TRS_RUNNABLE, 200, 110);
+		futex(r, A + 410 * US, 200, true, 0x80, 0);
+		sw(r, A + 410 * US, 200, 110, SP_TRS_SLEEPING, 100, 139);
+		futex(r, A + 830 * US, 100, true, 0x81, 0);
+		waking(r, A + 830 * US, 100, 200);
+		futex(r, A + 831 * US, 100, false, 0x81, 1);
+		sw(r, A + 840 * US, 100, 139, SP_TRS_SLEEPING, 200, 110);
+		futex(r, A + 850 * US, 200, false, 0x80, 0);
+		sw(r, A + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	}
+	/* H behind: 1 ms, W asks, H's last 0.5 ms and the release */
+	sw(r, B, 0, 120, SP_TRS_RUNNABLE, 100, 139);
+	sw(r, B + 1000 * US, 100, 139, SP_TRS_RUNNABLE, 200, 110);
+	futex(r, B + 1010 * US, 200, true, 0x80, 0);
+	sw(r, B + 1010 * US, 200, 110, SP_TRS_SLEEPING, 100, 139);
+	futex(r, B + 1510 * US, 100, true, 0x81, 0);
+	waking(r, B + 1510 * US, 100, 200);
+	futex(r, B + 1511 * US, 100, false, 0x81, 1);
+	sw(r, B + 1520 * US, 100, 139, SP_TRS_SLEEPING, 200, 110);
+	futex(r, B + 1530 * US, 200, false, 0x80, 0);
+	sw(r, B + 1600 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "b2b", err, sizeof(err)))
+		fail_msg("%s", err);
+	j = sp_replay_json(r);
+	h = strstr(j, "\"t100-100\"");
+	assert_non_null(h);
+	end = strstr(h + 1, "\"t200-200\"");
+	/* the waits' three, the two back to back, the one the release ends */
+	assert_int_equal(count_in(h, end, "\"lock"), 6);
+	assert_int_equal(count_in(h, end, "\"unlock"), 6);
+	assert_int_equal(sim_acquires_of(sp_replay_workload(r), "t100-100", NULL), 6);
+	sp_replay_free(r);
+}
+
 /* A frame loop (8 ms grid) whose first frame waits for a lock keeps its
  * period (its start-up is kept as it is) and loops on to the end of the
  * replay, which lasts as long as the trace, to the ms. */
@@ -905,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_frame_points),
 		cmocka_unit_test(test_reader_bursts),
 		cmocka_unit_test(test_starved_holder_loops),
+		cmocka_unit_test(test_back_to_back_sections),
 		cmocka_unit_test(test_bad_files),
 	};
 
