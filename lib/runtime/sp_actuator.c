@@ -449,6 +449,14 @@ void sp_act_reconcile(struct sp_core *core, sp_tid_t tid)
 	sp_act_unlock(sp_act_reconcile_locked(core, tid));
 }
 
+bool sp_act_reconcile_try(struct sp_core *core, sp_tid_t tid)
+{
+	if (pthread_mutex_trylock(&sp_act.lock) != 0)
+		return false;
+	sp_act_unlock(sp_act_reconcile_locked(core, tid));
+	return true;
+}
+
 void sp_act_reconcile_all(struct sp_core *core)
 {
 	static sp_tid_t tids[SP_ACT_SLOTS]; /* the worker only */

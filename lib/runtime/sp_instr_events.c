@@ -67,6 +67,8 @@ void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 	sp_rt_enter();
 	sp_rt_thread_check_name(core);
 	watching = sp_iw_wait_begins(core, lock, rwlock);
+	if (sp_rt_self_state.critical)
+		sp_wk_direct_begin();
 	owner = owner_of(lock);
 	sp_lock_blocked_owner(core, self, key, hold, true, owner);
 	again = owner_of(lock);
@@ -76,6 +78,8 @@ void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 		sp_wk_wait_started();
 	if (watching)
 		sp_iw_scan_readers(core, lock);
+	if (sp_rt_self_state.direct_on)
+		sp_wk_direct_end(core);
 	sp_rt_leave();
 }
 
@@ -87,6 +91,7 @@ void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool
 	sp_lock_key_t key = (sp_lock_key_t)(uintptr_t)lock;
 
 	sp_iw_wait_ends();
+	sp_wk_wait_done();
 	if (!core)
 		return;
 	sp_rt_enter();
@@ -106,6 +111,7 @@ void sp_instr_read_unblocked(sp_tid_t self, const void *lock, int slot, bool acq
 	bool told;
 
 	sp_iw_wait_ends();
+	sp_wk_wait_done();
 	sp_rt_enter();
 	told = sp_iw_read_pending_done(slot, lock, acquired);
 	if (core) {

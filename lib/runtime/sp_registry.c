@@ -136,6 +136,7 @@ void sp_rt_thread_leave(void)
 	 * thread is gone its tid may belong to another one. */
 	sp_act_thread_exit(t->tid);
 	sp_reg_forget(t->tid);
+	sp_where_forget(t->tid);
 	sp_rt_leave();
 	t->gen = 0;  /* a later lock call (a destructor, a failed exec) re-registers */
 	t->critical = 0;
@@ -215,6 +216,7 @@ sp_tid_t sp_rt_thread_slow(struct sp_core *core)
 	t->critical = 0;
 	sp_rt_enter();
 	sp_task_register(core, t->tid);
+	sp_where_publish(t->tid);
 	pthread_once(&sp_reg_once, sp_reg_make_key);
 	if (sp_reg.key_ok)
 		pthread_setspecific(sp_reg.key, (void *)1);

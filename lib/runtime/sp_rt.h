@@ -58,6 +58,7 @@ extern struct sp_real_ops sp_real;
 void sp_real_resolve(void);
 
 /* ---- per-thread state ---- */
+#define SP_RT_DIRECT_MAX 8
 struct sp_rt_thread {
 	sp_tid_t tid;       /* cached gettid(), 0 until first use */
 	uint32_t gen;       /* runtime generation the thread registered with */
@@ -65,6 +66,11 @@ struct sp_rt_thread {
 	int critical;       /* last critical state told to the core */
 	int exited;         /* the thread-exit destructor has run */
 	int on_leave;       /* SP_LEAVE_*: actuator work for sp_rt_leave */
+	int direct_on;      /* in a critical wait's report: fast tracks may be ours */
+	int direct_raise;   /* ... and we may raise ourselves above them (sp_worker.c) */
+	uint32_t direct_same; /* bit i: direct[i] last ran on our CPU */
+	int direct_n;       /* fast tracks this thread applies itself (sp_wk_fast_track) */
+	sp_tid_t direct[SP_RT_DIRECT_MAX];
 };
 extern SP_TLS struct sp_rt_thread sp_rt_self_state;
 
@@ -145,6 +151,15 @@ void sp_rt_registry_note(sp_tid_t tid, const char *name, int critical);
 /* Copies up to @cap registered tids to @out; returns how many. */
 uint32_t sp_rt_registry_tids(sp_tid_t *out, uint32_t cap);
 
+/* ---- where threads run (sp_where.c) ---- */
+/* The calling thread publishes (or takes back) where it runs. */
+void sp_where_publish(sp_tid_t tid);
+void sp_where_forget(sp_tid_t tid);
+/* The CPU @tid last ran on, or -1 (unknown); the caller's own CPU. */
+int sp_where_cpu(sp_tid_t tid);
+int sp_where_self(void);
+void sp_where_reset(void);
+
 /* ---- lock instrumentation (sp_instr_mutex.c, sp_instr_rwlock.c) ---- */
 /* glibc keeps the owner's tid in a mutex's __data.__owner; PI and robust
  * mutexes keep flag bits above it (FUTEX_TID_MASK in <linux/futex.h>). */
@@ -187,6 +202,9 @@ void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold);
 int sp_act_setup(const struct sp_runtime_config *cfg); /* probes privileges */
 /* The worker: makes @tid's scheduling match sp_task_boosted() now. */
 void sp_act_reconcile(struct sp_core *core, sp_tid_t tid);
+/* The same for another thread than the caller, if the actuator's lock is
+ * free; false (nothing done) if not. */
+bool sp_act_reconcile_try(struct sp_core *core, sp_tid_t tid);
 /* The worker, after the queue overflowed: every thread we changed and
  * every registered one. */
 void sp_act_reconcile_all(struct sp_core *core);
@@ -209,6 +227,12 @@ int sp_wk_fast_track(void *ctx, sp_tid_t tid);
 int sp_wk_restore(void *ctx, sp_tid_t tid);
 /* A critical thread started waiting: ticks are due (kicks if idle). */
 void sp_wk_wait_started(void);
+/* Around a critical wait's report: the fast tracks it grants are applied
+ * by the caller at the end (sp_wk_direct_end; sp_worker.c says when). */
+void sp_wk_direct_begin(void);
+void sp_wk_direct_end(struct sp_core *core);
+/* Any wait of the caller ended: undoes a raise the worker has not. */
+void sp_wk_wait_done(void);
 void sp_wk_atfork_child(void);
 /* Credential changes: no worker thread between the two (sp_worker.c). */
 void sp_wk_block(void);

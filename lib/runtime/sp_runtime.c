@@ -60,6 +60,7 @@ static void sp_rt_atfork_child(void)
 	sp_act_atfork_child(parent_tid, sp_rt_self_state.tid);
 	sp_wk_atfork_child();
 	sp_rt_registry_reset();
+	sp_where_reset();
 }
 
 void sp_rt_process_exit(void)

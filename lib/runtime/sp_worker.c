@@ -15,8 +15,11 @@
  *  - Now and then it calls sp_core_reclaim(), which sleeps in an RCU grace
  *    period and so must run on a thread of ours, never on an event path.
  *
- * Otherwise it sleeps on a condition variable on CLOCK_MONOTONIC (a
- * wall-clock step must not stall or rush a tick) and costs nothing.
+ * Otherwise it sleeps in a futex wait on one word (sp_wk.fword) with an
+ * absolute CLOCK_MONOTONIC deadline (a wall-clock step must not stall or
+ * rush a tick) and costs nothing. A kick is a store, an increment and, only
+ * if the worker sleeps, one FUTEX_WAKE: no mutex on either side (see
+ * sp_wk_kick).
  *
  * Lifecycle: the thread exists only while there is work. It is created by
  * the first kick (a critical thread's wait, a queued fast track or
@@ -37,7 +40,9 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -59,14 +64,15 @@
 
 static struct {
 	pthread_mutex_t lock;  /* PTHREAD_PRIO_INHERIT: kickers may be nice 19 */
-	pthread_cond_t cond;   /* CLOCK_MONOTONIC */
+	uint32_t fword;        /* atomic: the futex word, bumped by every kick */
+	int waiting;           /* atomic: the worker is in (or going into) its futex wait */
 	pthread_t thread;
 	int running;           /* a worker thread serves kicks */
 	int joinable;          /* @thread still has to be joined */
 	int blocked;           /* sp_wk_block depth: kicks create no thread */
 	int ready;             /* sp_wk_start ran: a core may kick */
 	int stop;
-	int kicked;            /* work was queued since the worker last looked */
+	int kicked;            /* atomic: work was queued since the worker last looked */
 	int idle;              /* asleep without a tick due (see sp_wk_wait_started) */
 	uint32_t tick_ns;
 	int fifo_prio;
@@ -87,16 +93,11 @@ uint64_t sp_rt_now_ns(void *ctx)
 static void sp_wk_sync_init(void)
 {
 	pthread_mutexattr_t ma;
-	pthread_condattr_t ca;
 
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
 	pthread_mutex_init(&sp_wk.lock, &ma);
 	pthread_mutexattr_destroy(&ma);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&sp_wk.cond, &ca);
-	pthread_condattr_destroy(&ca);
 }
 
 __attribute__((constructor)) static void sp_wk_ctor(void)
@@ -106,27 +107,50 @@ __attribute__((constructor)) static void sp_wk_ctor(void)
 
 static int sp_wk_spawn_locked(void);
 
+static void sp_wk_futex_wake(void)
+{
+	syscall(SYS_futex, &sp_wk.fword, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Wakes the worker's futex wait, if it waits: the word first, so a worker
+ * about to wait sees it changed (EAGAIN) or is seen waiting. */
+static void sp_wk_poke(void)
+{
+	__atomic_add_fetch(&sp_wk.fword, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&sp_wk.waiting, __ATOMIC_SEQ_CST))
+		sp_wk_futex_wake();
+}
+
 /*
- * The signal after the unlock. Signalled under the lock, the worker
- * (SCHED_FIFO) woke, often on the kicker's own CPU, preempted the kicker
- * while it still held the lock, and blocked on it: the priority-
- * inheritance mutex then ran the kicker at the worker's priority, moved it
- * to the other CPU (preempting a fast-tracked holder there) and dropped it
- * back to SCHED_OTHER at the unlock, where a nice 0 hog had the CPU next.
- * Traced (`superpass record` of `superpass bench -s rwlock -p superpass
- * --k 8`, its longest wait, 9.5 ms): the critical writer, kicking from its
- * block report, sat runnable for 8.7 ms after that unlock before it
- * reached glibc's wrlock. kicked is set under the lock, which the worker
- * tests before it waits, so no wakeup is lost.
+ * A kick takes no lock while a worker runs: a store of kicked, then the
+ * poke. Before this, the kick took the worker's mutex and signalled a
+ * condition variable after unlocking it, and the worker re-took the mutex
+ * on its way out of the wait; traced (`superpass record` of `superpass
+ * bench -s mutex -p superpass`), the worker's return from the wait was two
+ * futex calls and 10 us of the boost path. (Signalled under the lock, the
+ * worker (SCHED_FIFO) woke, often on the kicker's own CPU, preempted the
+ * kicker while it still held the lock, and blocked on it; the priority-
+ * inheritance mutex then ran the kicker at the worker's priority and
+ * dropped it back behind a nice 0 hog at the unlock: a critical writer
+ * sat runnable for 8.7 ms before it reached glibc's wrlock.)
+ *
+ * No worker exits unseen: the worker stores running = 0 and then reads
+ * kicked; the kicker stores kicked and then reads running (both
+ * sequentially consistent). Either the worker sees the kick and stays, or
+ * the kicker sees no worker and creates one under the lock.
  */
 static void sp_wk_kick(void)
 {
+	__atomic_store_n(&sp_wk.kicked, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&sp_wk.running, __ATOMIC_SEQ_CST)) {
+		sp_wk_poke();
+		return;
+	}
 	pthread_mutex_lock(&sp_wk.lock);
-	sp_wk.kicked = 1;
-	if (!sp_wk.running)
+	if (!__atomic_load_n(&sp_wk.running, __ATOMIC_SEQ_CST))
 		sp_wk_spawn_locked(); /* on failure the next kick tries again */
 	pthread_mutex_unlock(&sp_wk.lock);
-	pthread_cond_signal(&sp_wk.cond);
+	sp_wk_poke(); /* a worker that stayed after all */
 }
 
 void sp_wk_kick_queued(void)
@@ -149,9 +173,164 @@ void sp_wk_kick_queued(void)
  * thread: it is kicked on leaving the core, once per event. A thread's own
  * restore is not the worker's at all (see sp_wk_restore).
  */
+/*
+ * A critical waiter applies its holders' fast tracks itself, on its way out
+ * of the core, instead of waking the worker for them. Traced (`superpass
+ * record` of `superpass bench -s mutex -p superpass`): through the worker,
+ * a boost was two cross-CPU hops, the worker's wakeup on the other CPU
+ * (25-55 us after its sched_waking) and then the holder's, which mostly
+ * waits on the critical thread's own CPU (the critical thread woke there
+ * and preempted it), 40-56 us after the worker's sched_setattr: boost_us
+ * P99 170-320 us.
+ *
+ *  - Where the holder is comes from its rseq cpu_id (sp_where.c), a few ns.
+ *  - A holder that last ran on another CPU is boosted there at once.
+ *  - A holder on our CPU would preempt us before we sleep (the README tells
+ *    what that cost: the waiter, never having slept, left behind a nice 0
+ *    hog for milliseconds; a writer not yet queued in glibc lets readers
+ *    in). So the waiter first raises itself above the fast track
+ *    (SCHED_FIFO at the worker's priority, reset-on-fork): the boosted
+ *    holder then runs when the waiter sleeps, or the kernel pushes it to
+ *    the other CPU at once. The waiter must not lower itself before it
+ *    sleeps (measured: SCHED_OTHER again and still runnable, it sat behind
+ *    a hog: mutex P99.9 2-8 ms against 0.9-1.3), nor only when its wait
+ *    ends (the median wait grew by a quarter, preempted in its lock call):
+ *    it asks the worker, which lowers it tens of microseconds later, while
+ *    it sleeps. A wait that ends first lowers itself.
+ *  - Only where the raise is ours to make: SCHED_FIFO mode and a waiter in
+ *    a normal policy (a waiter fast-tracked itself, or real-time, is left
+ *    alone and its holders on its CPU go to the worker, as do holders
+ *    whose CPU is unknown and any the actuator's lock, busy, refuses).
+ *    The worker lowers it only if it still has the raised attributes: a
+ *    change the program made meanwhile wins. A fast track of the waiter
+ *    while raised finds it already as urgent and sets nothing.
+ */
+static struct {
+	pthread_mutex_t lock;
+	sp_tid_t tid;                /* a raised waiter for the worker to lower, 0 none */
+	struct sp_sched_attr saved;  /* its own attributes */
+	uint32_t prio;               /* the raised priority */
+} sp_wk_low = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static SP_TLS struct sp_sched_attr sp_wk_my_saved;
+static SP_TLS int sp_wk_my_raised;
+
+void sp_wk_direct_begin(void)
+{
+	struct sp_rt_thread *self = &sp_rt_self_state;
+	struct sp_sched_attr a;
+
+	self->direct_on = 1;
+	self->direct_n = 0;
+	self->direct_same = 0;
+	self->direct_raise = 0;
+	if (sp_act_mode_now() == SP_ACT_FIFO && sp_sched_getattr(0, &a) == 0 &&
+	    (a.sched_policy == SCHED_OTHER || a.sched_policy == SCHED_BATCH ||
+	     a.sched_policy == SCHED_IDLE)) {
+		sp_wk_my_saved = a;
+		self->direct_raise = 1;
+	}
+}
+
+static void sp_wk_to_worker(sp_tid_t tid)
+{
+	sp_actq_push(&sp_wk.q, tid);
+	sp_wk_kick_queued();
+}
+
+void sp_wk_direct_end(struct sp_core *core)
+{
+	struct sp_rt_thread *self = &sp_rt_self_state;
+	int n = self->direct_n;
+	uint32_t same = self->direct_same;
+	bool raised = false;
+
+	self->direct_on = 0;
+	self->direct_n = 0;
+	self->direct_same = 0;
+	if (same) {
+		struct sp_sched_attr hi = sp_wk_my_saved;
+
+		hi.sched_policy = SCHED_FIFO;
+		hi.sched_priority = (uint32_t)sp_wk.fifo_prio + 1;
+		hi.sched_nice = 0;
+		hi.sched_flags = SP_SCHED_FLAG_RESET_ON_FORK;
+		raised = sp_sched_setattr(0, &hi) == 0;
+		if (raised)
+			sp_wk_my_raised = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (((same >> i) & 1) && !raised)
+			sp_wk_to_worker(self->direct[i]);
+		else if (!sp_act_reconcile_try(core, self->direct[i]))
+			sp_wk_to_worker(self->direct[i]);
+	}
+	if (raised) {
+		pthread_mutex_lock(&sp_wk_low.lock);
+		sp_wk_low.tid = self->tid;
+		sp_wk_low.saved = sp_wk_my_saved;
+		sp_wk_low.prio = (uint32_t)sp_wk.fifo_prio + 1;
+		pthread_mutex_unlock(&sp_wk_low.lock);
+		sp_wk_kick_queued();
+	}
+}
+
+/* Lowers @tid to @saved if it still has the raise (@prio) we gave it. */
+static void sp_wk_unraise(sp_tid_t tid, const struct sp_sched_attr *saved, uint32_t prio)
+{
+	struct sp_sched_attr now;
+
+	if (sp_sched_getattr((pid_t)tid, &now) == 0 && now.sched_policy == SCHED_FIFO &&
+	    now.sched_priority == prio)
+		sp_sched_setattr((pid_t)tid, saved);
+}
+
+/* The worker: the raised waiter, asleep by now (see above). */
+static void sp_wk_lower_waiter(void)
+{
+	struct sp_sched_attr saved;
+	sp_tid_t tid;
+	uint32_t prio;
+
+	pthread_mutex_lock(&sp_wk_low.lock);
+	tid = sp_wk_low.tid;
+	saved = sp_wk_low.saved;
+	prio = sp_wk_low.prio;
+	sp_wk_low.tid = 0;
+	if (tid)
+		sp_wk_unraise(tid, &saved, prio); /* under the lock: its own lowering waits */
+	pthread_mutex_unlock(&sp_wk_low.lock);
+}
+
+/* Any wait of this thread ended: if the worker has not lowered us yet, we
+ * do (and take back the request). */
+void sp_wk_wait_done(void)
+{
+	if (__builtin_expect(!sp_wk_my_raised, 1))
+		return;
+	sp_wk_my_raised = 0;
+	pthread_mutex_lock(&sp_wk_low.lock);
+	if (sp_wk_low.tid == sp_rt_self_state.tid)
+		sp_wk_low.tid = 0;
+	sp_wk_unraise(sp_rt_self_state.tid, &sp_wk_my_saved, (uint32_t)sp_wk.fifo_prio + 1);
+	pthread_mutex_unlock(&sp_wk_low.lock);
+}
+
 int sp_wk_fast_track(void *ctx, sp_tid_t tid)
 {
+	struct sp_rt_thread *self = &sp_rt_self_state;
+
 	(void)ctx;
+	if (self->direct_on && tid != self->tid && self->direct_n < SP_RT_DIRECT_MAX) {
+		int there = sp_where_cpu(tid), here = sp_where_self();
+
+		if (there >= 0 && here >= 0 && (there != here || self->direct_raise)) {
+			if (there == here)
+				self->direct_same |= 1u << self->direct_n;
+			self->direct[self->direct_n++] = tid;
+			return 0;
+		}
+	}
 	/* Kicks even if @tid was queued already: by a restore, maybe, whose
 	 * kick is still waiting for its thread to leave the core. */
 	sp_actq_push(&sp_wk.q, tid);
@@ -246,33 +425,50 @@ static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy, bool
 {
 	struct timespec ts = { .tv_sec = (time_t)(deadline / 1000000000ull),
 			       .tv_nsec = (long)(deadline % 1000000000ull) };
+	uint32_t w;
 	bool stop;
 
-	pthread_mutex_lock(&sp_wk.lock);
 	if (!busy) {
 		__atomic_store_n(&sp_wk.idle, 1, __ATOMIC_RELAXED);
 		/* Pairs with the fence in sp_wk_wait_started. */
 		sp_smp_mb();
 		if (sp_core_needs_tick(core))
-			sp_wk.kicked = 1; /* a wait began meanwhile: tick now */
+			__atomic_store_n(&sp_wk.kicked, 1, __ATOMIC_SEQ_CST); /* tick now */
 	}
-	if (idle_exit && !sp_wk.kicked) {
-		/* Still joinable: whoever creates the next one, or stops, joins
-		 * it, so it is gone before a set*id call (sp_wk_stop). */
-		__atomic_store_n(&sp_wk.running, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&sp_wk.idle, 0, __ATOMIC_RELAXED);
+	if (idle_exit) {
+		pthread_mutex_lock(&sp_wk.lock);
+		__atomic_store_n(&sp_wk.running, 0, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&sp_wk.kicked, __ATOMIC_SEQ_CST) &&
+		    !__atomic_load_n(&sp_wk.stop, __ATOMIC_SEQ_CST)) {
+			/* Still joinable: whoever creates the next one, or stops,
+			 * joins it, so it is gone before a set*id call. */
+			__atomic_store_n(&sp_wk.idle, 0, __ATOMIC_RELAXED);
+			pthread_mutex_unlock(&sp_wk.lock);
+			return false;
+		}
+		/* A kick came (it may not have seen running = 0 yet): stay. */
+		__atomic_store_n(&sp_wk.running, 1, __ATOMIC_SEQ_CST);
 		pthread_mutex_unlock(&sp_wk.lock);
-		return false;
 	}
-	while (!sp_wk.stop && !sp_wk.kicked)
-		if (pthread_cond_timedwait(&sp_wk.cond, &sp_wk.lock, &ts) == ETIMEDOUT)
-			break;
-	sp_wk.kicked = 0;
+	w = __atomic_load_n(&sp_wk.fword, __ATOMIC_SEQ_CST);
+	if (!__atomic_exchange_n(&sp_wk.kicked, 0, __ATOMIC_SEQ_CST) &&
+	    !__atomic_load_n(&sp_wk.stop, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&sp_wk.waiting, 1, __ATOMIC_SEQ_CST);
+		/* A kick between the exchange and here bumped the word (the
+		 * wait returns at once) or sees waiting and wakes us. */
+		if (!__atomic_load_n(&sp_wk.kicked, __ATOMIC_SEQ_CST))
+			syscall(SYS_futex, &sp_wk.fword, FUTEX_WAIT_BITSET_PRIVATE, w, &ts, NULL,
+				FUTEX_BITSET_MATCH_ANY);
+		__atomic_store_n(&sp_wk.waiting, 0, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&sp_wk.kicked, 0, __ATOMIC_SEQ_CST);
+	}
 	__atomic_store_n(&sp_wk.idle, 0, __ATOMIC_RELAXED);
-	stop = sp_wk.stop;
-	if (stop)
-		__atomic_store_n(&sp_wk.running, 0, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&sp_wk.lock);
+	stop = __atomic_load_n(&sp_wk.stop, __ATOMIC_SEQ_CST);
+	if (stop) {
+		pthread_mutex_lock(&sp_wk.lock);
+		__atomic_store_n(&sp_wk.running, 0, __ATOMIC_SEQ_CST);
+		pthread_mutex_unlock(&sp_wk.lock);
+	}
 	__atomic_add_fetch(&sp_wk.wakeups, 1, __ATOMIC_RELAXED);
 	return !stop;
 }
@@ -310,6 +506,7 @@ static void *sp_wk_main(void *arg)
 		uint64_t now, deadline;
 		bool busy, idle_exit, worked;
 
+		sp_wk_lower_waiter();
 		worked = sp_wk_drain(core);
 		now = sp_rt_now_ns(NULL);
 		busy = sp_core_needs_tick(core);
@@ -381,7 +578,7 @@ static int sp_wk_spawn_locked(void)
 	sigset_t all, old;
 	int rc;
 
-	if (!sp_wk.ready || sp_wk.blocked || sp_wk.stop)
+	if (!sp_wk.ready || sp_wk.blocked || __atomic_load_n(&sp_wk.stop, __ATOMIC_RELAXED))
 		return -EAGAIN;
 	if (sp_wk.joinable) {
 		/* The last one exited idle: it only has its thread exit left,
@@ -423,8 +620,8 @@ int sp_wk_start(const struct sp_runtime_config *cfg)
 	sp_actq_take_rescan(&sp_wk.q);
 	sp_wk.tick_ns = cfg->tick_ns ? cfg->tick_ns : 1000000u;
 	sp_wk.fifo_prio = cfg->fifo_prio;
-	sp_wk.stop = 0;
-	sp_wk.kicked = 0;
+	__atomic_store_n(&sp_wk.stop, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sp_wk.kicked, 0, __ATOMIC_RELAXED);
 	sp_wk.ticks = sp_wk.wakeups = sp_wk.reconciles = sp_wk.rescans = 0;
 	sp_wk.ready = 1;
 out:
@@ -452,14 +649,14 @@ static void sp_wk_end(bool forever)
 	sp_wk.joinable = 0;
 	t = sp_wk.thread;
 	if (__atomic_load_n(&sp_wk.running, __ATOMIC_RELAXED)) {
-		sp_wk.stop = 1;
-		pthread_cond_signal(&sp_wk.cond);
+		__atomic_store_n(&sp_wk.stop, 1, __ATOMIC_SEQ_CST);
+		sp_wk_poke();
 	}
 	pthread_mutex_unlock(&sp_wk.lock);
 	if (join)
 		pthread_join(t, NULL);
 	pthread_mutex_lock(&sp_wk.lock);
-	sp_wk.stop = 0;
+	__atomic_store_n(&sp_wk.stop, 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&sp_wk.lock);
 	pthread_mutex_unlock(&sp_wk_end_lock);
 }
@@ -493,8 +690,8 @@ void sp_wk_unblock(void)
 	pthread_mutex_lock(&sp_wk.lock);
 	sp_wk.blocked--;
 	if (sp_wk.ready && !sp_wk.blocked && !sp_wk.running &&
-	    (sp_wk.kicked || sp_core_needs_tick(core))) {
-		sp_wk.kicked = 1;
+	    (__atomic_load_n(&sp_wk.kicked, __ATOMIC_SEQ_CST) || sp_core_needs_tick(core))) {
+		__atomic_store_n(&sp_wk.kicked, 1, __ATOMIC_SEQ_CST);
 		sp_wk_spawn_locked();
 	}
 	pthread_mutex_unlock(&sp_wk.lock);
@@ -518,7 +715,11 @@ void sp_wk_atfork_child(void)
 	sp_wk.blocked = 0;
 	sp_wk.stop = 0;
 	sp_wk.kicked = 0;
+	sp_wk.waiting = 0;
 	sp_wk.idle = 0;
+	pthread_mutex_init(&sp_wk_low.lock, NULL);
+	sp_wk_low.tid = 0;
+	sp_wk_my_raised = 0;
 }
 
 void sp_wk_stats(struct sp_runtime_stats *out)

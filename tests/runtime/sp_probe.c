@@ -193,7 +193,15 @@ static void *holder(void *arg)
 	/* Counted here, while the critical thread still waits: the worker
 	 * cannot go idle then. Counted after the wait, a loaded machine
 	 * could delay the critical thread past the idle exit. */
-	printf("workers_during_wait=%d\n", workers());
+	/* The waiter may boost us itself before the worker it kicked has
+	 * named itself: look again for a while (it waits, so no idle exit). */
+	int nw = workers();
+
+	for (int i = 0; i < polls && nw == 0; i++) {
+		nap();
+		nw = workers();
+	}
+	printf("workers_during_wait=%d\n", nw);
 	if (!strncmp(action, "exec:", 5) && boosted)
 		holder_leaves();
 	if ((!strcmp(action, "spawn") || !strcmp(action, "fork")) && boosted)

@@ -63,6 +63,7 @@ struct holder {
 	int unreported;     /* lock/unlock behind the runtime's back (plain pthread) */
 	int warm;           /* lock/unlock once first: the hold is then the inline path's */
 	int app_nice;       /* if set: the application's own change while boosted */
+	int pin;            /* if set: the holder runs on CPU pin - 1 only */
 	pid_t waiter;       /* if set: the critical waiter, looked at while boosted */
 	int waiter_policy_during;
 	pid_t tid;
@@ -79,6 +80,13 @@ static void *holder_main(void *arg)
 	struct holder *h = arg;
 
 	sp_test_set_nice(19);
+	if (h->pin) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(h->pin - 1, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+	}
 	h->tid = sp_test_gettid();
 	sp_sched_getattr(0, &h->before);
 	if (h->warm && (sp_mutex_lock(h->m) || sp_mutex_unlock(h->m)))
@@ -245,14 +253,16 @@ static void test_worker_boosts_then_nothing_stays_boosted(void **state)
 	run_holder(&h);
 	assert_true(h.boosted);
 	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
-	assert_int_equal(h.waiter_policy_during, self_before.sched_policy);
+	/* the waiter is never fast-tracked; raised above a holder on its own
+	 * CPU while it sleeps (sp_wk_direct_end), it gets its own back */
+	assert_true(h.waiter_policy_during == (int)self_before.sched_policy ||
+		    h.waiter_policy_during == SCHED_FIFO);
 	assert_true(sp_sched_attr_same(&h.after, &h.before));
 	assert_int_equal(sp_sched_getattr(0, &self_after), 0);
 	assert_true(sp_sched_attr_same(&self_after, &self_before));
 	assert_int_equal(sp_tid_fast_tracked((sp_tid_t)h.tid), 0);
 	assert_int_equal(sp_runtime_stats(&st), 0);
-	/* only the worker's reconciliation applies the core's fast tracks */
-	assert_true(st.wk_reconciles >= 1);
+	/* the waiter applied it itself (sp_wk_direct_end), or the worker did */
 	assert_true(st.act_fast_tracks >= 1);
 	assert_int_equal(st.act_fast_tracks, st.act_restores);
 	assert_int_equal(st.act_boosted_now, 0);
@@ -260,6 +270,69 @@ static void test_worker_boosts_then_nothing_stays_boosted(void **state)
 	assert_int_equal(st.core.fast_tracks, st.core.restores);
 	assert_int_equal(st.act_overridden, 0);
 	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+/*
+ * The critical waiter applies its holder's fast track itself, without the
+ * worker (none may exist here: sp_wk_block), on the holder's CPU, or on
+ * its own CPU raised above the holder while it sleeps (SCHED_FIFO at the
+ * worker's priority) and back to its own attributes when the wait ends.
+ * Before, only the worker applied fast tracks: with no worker, no boost.
+ */
+static void run_direct(int same_cpu)
+{
+	sp_mutex_t m;
+	struct holder h = { .m = &m, .waiter = sp_test_gettid() };
+	struct sp_sched_attr self_before, self_after;
+	struct sp_runtime_stats st;
+	cpu_set_t cpus, one;
+	int here, there = -1, boosted;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+	here = sched_getcpu();
+	for (int c = 0; c < CPU_SETSIZE && there < 0; c++)
+		if (CPU_ISSET(c, &cpus) && c != here)
+			there = c;
+	if (!same_cpu && there < 0)
+		skip(); /* one CPU */
+	CPU_ZERO(&one);
+	CPU_SET(here, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	h.pin = 1 + (same_cpu ? here : there);
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	assert_int_equal(sp_sched_getattr(0, &self_before), 0);
+	sp_wk_block();
+	run_holder(&h);
+	assert_int_equal(sp_sched_getattr(0, &self_after), 0);
+	boosted = sp_wk_running();
+	sp_wk_unblock();
+	assert_int_equal(sched_setaffinity(0, sizeof(cpus), &cpus), 0);
+	assert_int_equal(boosted, 0); /* no worker all along */
+	assert_true(h.boosted);
+	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
+	assert_int_equal(h.during.sched_priority, 1);
+	/* raised only for a holder on our CPU; nobody else lowered us */
+	assert_int_equal(h.waiter_policy_during, same_cpu ? SCHED_FIFO : self_before.sched_policy);
+	assert_true(sp_sched_attr_same(&self_after, &self_before));
+	assert_true(sp_sched_attr_same(&h.after, &h.before));
+	assert_true(SP_WAIT_FOR(sp_runtime_stats(&st) == 0 && st.act_boosted_now == 0));
+	assert_true(st.act_fast_tracks >= 1);
+	assert_int_equal(st.act_fast_tracks, st.act_restores);
+	assert_int_equal(st.act_overridden, 0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+static void test_waiter_boosts_holder_on_other_cpu(void **state)
+{
+	(void)state;
+	run_direct(0);
+}
+
+static void test_waiter_raised_boosts_holder_on_its_cpu(void **state)
+{
+	(void)state;
+	run_direct(1);
 }
 
 /* The application changes a boosted thread's priority itself: when the
@@ -622,6 +695,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_inline_taken_owner_boosted, teardown),
 		cmocka_unit_test_teardown(test_before_exec_ends_the_fast_track, teardown),
 		cmocka_unit_test_teardown(test_worker_boosts_then_nothing_stays_boosted, teardown),
+		cmocka_unit_test_teardown(test_waiter_boosts_holder_on_other_cpu, teardown),
+		cmocka_unit_test_teardown(test_waiter_raised_boosts_holder_on_its_cpu, teardown),
 		cmocka_unit_test_teardown(test_application_change_wins, teardown),
 		cmocka_unit_test_teardown(test_unreported_owner_boosted, teardown),
 		cmocka_unit_test_teardown(test_nice_mode_boost_and_restore, teardown),
