@@ -706,6 +706,23 @@ static void test_starved_holder_loops(void **state)
 	}
 }
 
+/* One contended hand-off of the mutex: @holder, preempted 10 us before
+ * @ask, lets @waiter run, which waits for the lock at @ask; @holder runs
+ * again until its unlock wakes @waiter at @release, sleeps 10 us later,
+ * and @waiter returns with the lock 20 us after the release. */
+static void handoff(struct sp_replay *r, int waiter, int wprio, int holder, int hprio,
+		    uint64_t ask, uint64_t release)
+{
+	sw(r, ask - 10000, holder, hprio, SP_TRS_RUNNABLE, waiter, wprio);
+	futex(r, ask, waiter, true, 0x80, 0);
+	sw(r, ask, waiter, wprio, SP_TRS_SLEEPING, holder, hprio);
+	futex(r, release, holder, true, 0x81, 0);
+	waking(r, release, holder, waiter);
+	futex(r, release + 1000, holder, false, 0x81, 1);
+	sw(r, release + 10000, holder, hprio, SP_TRS_SLEEPING, waiter, wprio);
+	futex(r, release + 20000, waiter, false, 0x80, 0);
+}
+
 /* A mutex holder behind its schedule runs its sections back to back
  * (unlock, lock again at once: uncontended, so the trace shows nothing).
  * H (100, nice 19) shows three 0.5 ms sections whole (a wait that got the
@@ -726,34 +743,13 @@ static void test_back_to_back_sections(void **state)
 		const uint64_t A = 3 * k * MS;
 
 		sw(r, A, 0, 120, SP_TRS_RUNNABLE, 200, 110);
-		sw(r, A + 100 * US, 200, 110, SP_TRS_RUNNABLE, 100, 139);
-		futex(r, A + 110 * US, 100, true, 0x80, 0);
-		sw(r, A + 110 * US, 100, 139, SP_TRS_SLEEPING, 200, 110);
-		futex(r, A + 300 * US, 200, true, 0x81, 0);
-		waking(r, A + 300 * US, 200, 100);
-		futex(r, A + 301 * US, 200, false, 0x81, 1);
-		sw(r, A + 310 * US, 200, 110, SP_TRS_SLEEPING, 100, 139);
-		futex(r, A + 320 * US, 100, false, 0x80, 0);
-		sw(r, A + 400 * US, 100, 139, SP_TRS_RUNNABLE, 200, 110);
-		futex(r, A + 410 * US, 200, true, 0x80, 0);
-		sw(r, A + 410 * US, 200, 110, SP_TRS_SLEEPING, 100, 139);
-		futex(r, A + 830 * US, 100, true, 0x81, 0);
-		waking(r, A + 830 * US, 100, 200);
-		futex(r, A + 831 * US, 100, false, 0x81, 1);
-		sw(r, A + 840 * US, 100, 139, SP_TRS_SLEEPING, 200, 110);
-		futex(r, A + 850 * US, 200, false, 0x80, 0);
+		handoff(r, 100, 139, 200, 110, A + 110 * US, A + 300 * US); /* H waits for W */
+		handoff(r, 200, 110, 100, 139, A + 410 * US, A + 830 * US); /* W waits for H */
 		sw(r, A + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
 	}
 	/* H behind: 1 ms, W asks, H's last 0.5 ms and the release */
 	sw(r, B, 0, 120, SP_TRS_RUNNABLE, 100, 139);
-	sw(r, B + 1000 * US, 100, 139, SP_TRS_RUNNABLE, 200, 110);
-	futex(r, B + 1010 * US, 200, true, 0x80, 0);
-	sw(r, B + 1010 * US, 200, 110, SP_TRS_SLEEPING, 100, 139);
-	futex(r, B + 1510 * US, 100, true, 0x81, 0);
-	waking(r, B + 1510 * US, 100, 200);
-	futex(r, B + 1511 * US, 100, false, 0x81, 1);
-	sw(r, B + 1520 * US, 100, 139, SP_TRS_SLEEPING, 200, 110);
-	futex(r, B + 1530 * US, 200, false, 0x80, 0);
+	handoff(r, 200, 110, 100, 139, B + 1010 * US, B + 1510 * US);
 	sw(r, B + 1600 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
 	if (sp_replay_finish(r, "b2b", err, sizeof(err)))
 		fail_msg("%s", err);
