@@ -1166,9 +1166,7 @@ static size_t back_to_back(struct sp_replay *r, const struct th *t, int32_t lock
 	}
 	if (t->it[at].type != IT_CPU || cpu * 4 < len * 3)
 		return n;
-	m = (cpu + len / 2) / len;
-	if (m < 1)
-		m = 1;
+	m = (cpu + len / 2) / len; /* >= 1: cpu is at least 3/4 of len */
 	if (n + 2 * m + 2 > cap)
 		return n;
 	for (uint64_t k = 0; k < m; k++) {
