@@ -180,7 +180,17 @@ enum sp_act_mode sp_act_mode_now(void)
 	return __atomic_load_n(&sp_act.mode, __ATOMIC_RELAXED);
 }
 
-static void sp_act_log(const char *what, sp_tid_t tid, const struct sp_sched_attr *a, int rc)
+/* The time a logged call was made, taken before it: a thread that lowers
+ * itself to nice 19 may not run again for tens of milliseconds, and a
+ * time taken after its sched_setattr returned would date its restore that
+ * late (which once read as a fast track outliving its lock). */
+static uint64_t sp_act_log_now(void)
+{
+	return sp_act.log_fd < 0 ? 0 : sp_rt_now_ns(NULL);
+}
+
+static void sp_act_log(const char *what, uint64_t t, sp_tid_t tid, const struct sp_sched_attr *a,
+		       int rc)
 {
 	char line[160];
 	int n;
@@ -189,7 +199,7 @@ static void sp_act_log(const char *what, sp_tid_t tid, const struct sp_sched_att
 		return;
 	n = snprintf(line, sizeof(line),
 		     "%s t=%llu pid=%d tid=%llu policy=%u prio=%u nice=%d rc=%d\n", what,
-		     (unsigned long long)sp_rt_now_ns(NULL), (int)getpid(), (unsigned long long)tid,
+		     (unsigned long long)t, (int)getpid(), (unsigned long long)tid,
 		     a->sched_policy, a->sched_priority, a->sched_nice, rc);
 	if (n > 0 && write(sp_act.log_fd, line, (size_t)n) < 0)
 		return;
@@ -278,6 +288,7 @@ static struct sp_act_slot *sp_act_apply(sp_tid_t tid)
 {
 	struct sp_sched_attr saved, boost;
 	struct sp_act_slot *s;
+	uint64_t t;
 	int rc;
 
 	if (!sp_act_ours(tid)) {
@@ -299,6 +310,7 @@ static struct sp_act_slot *sp_act_apply(sp_tid_t tid)
 	s->saved = saved;
 	if (!sp_act_boosted_attr(&saved, &boost))
 		return s; /* already as urgent: an entry, nothing to undo */
+	t = sp_act_log_now();
 	rc = sp_sched_setattr((pid_t)tid, &boost);
 	if (rc == -EPERM && sp_act.mode == SP_ACT_FIFO) {
 		sp_act_downgrade();
@@ -307,7 +319,7 @@ static struct sp_act_slot *sp_act_apply(sp_tid_t tid)
 		else
 			rc = 0; /* observe-only from now on: nothing set */
 	}
-	sp_act_log("fast_track", tid, &boost, rc);
+	sp_act_log("fast_track", t, tid, &boost, rc);
 	if (rc == -ESRCH) {
 		sp_act.gone++;
 		s->tid = SP_ACT_TOMB;
@@ -329,6 +341,7 @@ enum sp_act_undo_rc { SP_UNDO_NONE, SP_UNDO_RESTORED, SP_UNDO_OVERRIDDEN };
 static enum sp_act_undo_rc sp_act_undo_calls(const struct sp_act_slot *s, int *rc_out)
 {
 	struct sp_sched_attr now;
+	uint64_t t;
 	int rc;
 
 	*rc_out = 0;
@@ -340,11 +353,12 @@ static enum sp_act_undo_rc sp_act_undo_calls(const struct sp_act_slot *s, int *r
 		return SP_UNDO_NONE;
 	}
 	if (!sp_sched_attr_same(&now, &s->set)) {
-		sp_act_log("overridden", s->tid, &now, 0);
+		sp_act_log("overridden", sp_act_log_now(), s->tid, &now, 0);
 		return SP_UNDO_OVERRIDDEN; /* their change wins */
 	}
+	t = sp_act_log_now();
 	*rc_out = sp_sched_setattr((pid_t)s->tid, &s->saved);
-	sp_act_log("restore", s->tid, &s->saved, *rc_out);
+	sp_act_log("restore", t, s->tid, &s->saved, *rc_out);
 	return *rc_out ? SP_UNDO_NONE : SP_UNDO_RESTORED;
 }
 
