@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 
+#include "sp_handoff.h"
 #include "sp_instr_fast.h"
 
 #define SP_MUTEX_KIND_MASK 3 /* PTHREAD_MUTEX_KIND_MASK_NP */
@@ -63,8 +64,10 @@ static inline void sp_mx_took(pthread_mutex_t *m)
 		sp_iw_note_acquire(m, SP_HOLD_EXCL);
 }
 
+/* @may_yield: the lock, once had, may go to a critical waiter first
+ * (sp_handoff.h); false once this call yielded. */
 static int sp_mx_lock_slow(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
-			   const struct timespec *abstime)
+			   const struct timespec *abstime, bool may_yield)
 {
 	struct sp_core *core;
 	sp_tid_t self;
@@ -77,6 +80,8 @@ static int sp_mx_lock_slow(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t c
 		return sp_mx_real_wait(m, wk, clk, abstime);
 	sp_instr_blocked(self, m, SP_HOLD_EXCL, sp_mx_owner_of, false);
 	rc = sp_mx_real_wait(m, wk, clk, abstime);
+	if (rc == 0 && may_yield && sp_ho_yield(m))
+		rc = sp_mx_real_wait(m, wk, clk, abstime); /* still the same wait */
 	sp_instr_unblocked(self, m, SP_HOLD_EXCL, rc == 0 || rc == EOWNERDEAD);
 	return rc;
 }
@@ -90,7 +95,7 @@ static int sp_instr_mutex_lock_tried(pthread_mutex_t *m, int rc)
 	}
 	if (rc != EBUSY)
 		return rc;
-	return sp_mx_lock_slow(m, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL);
+	return sp_mx_lock_slow(m, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL, true);
 }
 
 int sp_instr_mutex_busy(pthread_mutex_t *m, sp_instr_skip_fn skip)
@@ -102,8 +107,11 @@ int sp_instr_mutex_busy(pthread_mutex_t *m, sp_instr_skip_fn skip)
 
 int sp_instr_mutex_took(pthread_mutex_t *m, sp_instr_skip_fn skip)
 {
-	if (!sp_rt_guarded() && !(skip && skip(m)))
-		sp_iw_note_acquire(m, SP_HOLD_EXCL);
+	if (sp_rt_guarded() || (skip && skip(m)))
+		return 0;
+	if (sp_ho_yield(m))
+		return sp_mx_lock_slow(m, SP_WAIT_FOREVER, CLOCK_REALTIME, NULL, false);
+	sp_iw_note_acquire(m, SP_HOLD_EXCL);
 	return 0;
 }
 
@@ -139,13 +147,15 @@ int sp_instr_mutex_lock(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
 		return sp_mx_real_wait(m, wk, clk, abstime);
 	sp_iw_ready();
 	rc = sp_real.mutex_trylock(m);
+	if (__builtin_expect(rc == 0, 1) && sp_ho_yield(m))
+		return sp_mx_lock_slow(m, wk, clk, abstime, false);
 	if (__builtin_expect(rc == 0, 1) || rc == EOWNERDEAD) {
 		sp_mx_took(m);
 		return rc;
 	}
 	if (rc != EBUSY)
 		return rc;
-	return sp_mx_lock_slow(m, wk, clk, abstime);
+	return sp_mx_lock_slow(m, wk, clk, abstime, true);
 }
 
 int sp_instr_mutex_trylock(pthread_mutex_t *m)

@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "sp_glibc_locks.h"
+#include "sp_handoff.h"
 #include "sp_instr_watch.h"
 #include "sp_os.h"
 
@@ -508,8 +509,11 @@ bool sp_iw_wait_begins(struct sp_core *core, const void *lock, bool rwlock)
 		__atomic_add_fetch(&sp_iw_crit_waits, 1, __ATOMIC_SEQ_CST);
 		sp_iw_counted = 1;
 	}
-	if (!rwlock)
+	if (!rwlock) {
+		if (critical)
+			sp_ho_wait_begins(lock);
 		return false;
+	}
 	if (!critical && sp_task_boosted(core, sp_rt_self_state.tid) != 1)
 		return false;
 	/* Readers that check the table after this see it; the scan finds
@@ -521,6 +525,7 @@ bool sp_iw_wait_begins(struct sp_core *core, const void *lock, bool rwlock)
 
 void sp_iw_wait_ends(void)
 {
+	sp_ho_wait_ends();
 	if (sp_iw_counted) {
 		__atomic_sub_fetch(&sp_iw_crit_waits, 1, __ATOMIC_RELAXED);
 		sp_iw_counted = 0;
@@ -635,6 +640,7 @@ static void sp_iw_atfork_child(void)
 	sp_iw_nwatched = 0;
 	sp_iw_crit_waits = 0;
 	sp_iw_counted = 0;
+	sp_ho_atfork_child();
 	for (uint32_t i = 0; i < SP_IW_HELD; i++) {
 		sp_iw_self.e[i] = (struct sp_iw_entry){ 0 };
 		sp_iw_self.extra[i] = 0;

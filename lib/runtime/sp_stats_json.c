@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "sp_handoff.h"
 #include "sp_rt.h"
 
 static void sp_json_thread(void *arg, sp_tid_t tid, const char *name, int crit)
@@ -71,6 +72,17 @@ int sp_runtime_write_json(const char *path)
 	SP_RUNTIME_STATS_FIELDS(SP_JSON_RT)
 #undef SP_JSON_CORE
 #undef SP_JSON_RT
+	{
+		/* Not in struct sp_runtime_stats: a new member would change
+		 * its size under programs built against the released header. */
+		uint64_t yields, timeouts, unpublished;
+
+		sp_ho_counts(&yields, &timeouts, &unpublished);
+		fprintf(f, "  \"handoff_yields\": %llu,\n  \"handoff_timeouts\": %llu,\n"
+			   "  \"handoff_unpublished\": %llu,\n",
+			(unsigned long long)yields, (unsigned long long)timeouts,
+			(unsigned long long)unpublished);
+	}
 	fprintf(f, "  \"blocking_ns\": {\"count\": %llu, \"p50\": %llu, \"p99\": %llu, "
 		   "\"p999\": %llu, \"max\": %llu},\n",
 		(unsigned long long)h->count, (unsigned long long)sp_hist_quantile(h, 50, 100),

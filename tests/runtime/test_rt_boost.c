@@ -8,6 +8,7 @@
  * otherwise.
  */
 #include "sp_test_util.h"
+#include "sp_handoff.h"
 #include "sp_rt.h"
 
 #include <errno.h>
@@ -635,6 +636,88 @@ static void test_queued_reader_handed_the_lock_is_found(void **state)
 
 #define TASKS_MAX 64
 
+/* ---- the lock goes to the critical waiter ---- */
+
+struct barger {
+	sp_mutex_t *m;
+	pid_t waiter;
+	int locked;
+	int waiter_got;     /* the critical thread's lock call returned */
+	int waiter_had_it;  /* ... before the barger's second lock returned */
+	int rc;
+};
+
+static void *barger_main(void *arg)
+{
+	struct barger *b = arg;
+
+	if ((b->rc = sp_mutex_lock(b->m)) != 0)
+		return NULL;
+	__atomic_store_n(&b->locked, 1, __ATOMIC_RELEASE);
+	/* The critical thread asleep in its wait (published, then asleep:
+	 * not in the nap of its own wait for "locked"): the unlock wakes it,
+	 * and the lock is free until it runs. */
+	if (!SP_WAIT_FOR(__atomic_load_n(&sp_ho_published, __ATOMIC_ACQUIRE) != 0 &&
+			 sp_test_task_state(b->waiter) == 'S')) {
+		b->rc = -1;
+		sp_mutex_unlock(b->m);
+		return NULL;
+	}
+	sp_mutex_unlock(b->m);
+	/* Before the woken critical thread can have run: glibc's trylock
+	 * would find the word free and take it again. */
+	if ((b->rc = sp_mutex_lock(b->m)) != 0)
+		return NULL;
+	b->waiter_had_it = __atomic_load_n(&b->waiter_got, __ATOMIC_ACQUIRE);
+	b->rc = sp_mutex_unlock(b->m);
+	return NULL;
+}
+
+/*
+ * A thread that is not critical releases a mutex the critical thread waits
+ * for and locks it again at once: the lock goes to the critical thread
+ * first (sp_handoff.c), or, if that thread did not get a CPU within the
+ * bound, the yield says it timed out. Before, the second lock took the
+ * word the unlock had just freed, and the critical thread slept again.
+ * Observe mode: nobody is boosted, so only the hand-off decides.
+ */
+static void test_released_mutex_goes_to_the_critical_waiter(void **state)
+{
+	sp_mutex_t m;
+	uint64_t yields, timeouts, unpublished;
+
+	(void)state;
+	assert_int_equal(sp_start_mode(SP_ACT_OBSERVE, 4, 0), 0);
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	/* Several rounds: without the hand-off the barger wins nearly every
+	 * one (its unlock and lock are a microsecond apart, the wakeup is
+	 * tens), with it none; the critical thread may also win by itself. */
+	for (int round = 0; round < 5; round++) {
+		struct barger b = { .m = &m, .waiter = sp_test_gettid() };
+		uint64_t timeouts_before;
+		pthread_t t;
+
+		sp_ho_counts(&yields, &timeouts_before, &unpublished);
+		assert_int_equal(pthread_create(&t, NULL, barger_main, &b), 0);
+		assert_true(SP_WAIT_FOR(__atomic_load_n(&b.locked, __ATOMIC_ACQUIRE)));
+		assert_int_equal(sp_mutex_lock(&m), 0);
+		__atomic_store_n(&b.waiter_got, 1, __ATOMIC_RELEASE);
+		assert_int_equal(sp_mutex_unlock(&m), 0);
+		pthread_join(t, NULL);
+		assert_int_equal(b.rc, 0);
+		sp_ho_counts(&yields, &timeouts, &unpublished);
+		/* Only the bound (the critical thread got no CPU in time) may
+		 * explain a second hold of the barger's first. */
+		if (!b.waiter_had_it)
+			assert_int_equal(timeouts, timeouts_before + 1);
+	}
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(unpublished, 0);
+	assert_true(yields >= 1);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
 static int list_tasks(pid_t *out)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -713,6 +796,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_readers_boosted_up_to_k, teardown),
 		cmocka_unit_test_teardown(test_worker_created_in_fifo, teardown),
 		cmocka_unit_test_teardown(test_queued_reader_handed_the_lock_is_found, teardown),
+		cmocka_unit_test_teardown(test_released_mutex_goes_to_the_critical_waiter, teardown),
 	};
 	struct sp_runtime_config cfg;
 
