@@ -67,6 +67,7 @@ struct holder {
 	int pin;            /* if set: the holder runs on CPU pin - 1 only */
 	pid_t waiter;       /* if set: the critical waiter, looked at while boosted */
 	int waiter_policy_during;
+	uint64_t waiter_slice_during; /* its sched_runtime (fair class: its slice) */
 	pid_t tid;
 	int locked;
 	int boosted;
@@ -100,8 +101,13 @@ static void *holder_main(void *arg)
 	h->boosted = SP_WAIT_FOR(sp_test_policy(0) == SCHED_FIFO ||
 				 (h->nice_mode && sp_test_nice(0) != 19));
 	sp_sched_getattr(0, &h->during);
-	if (h->waiter)
+	if (h->waiter) {
+		struct sp_sched_attr wa;
+
 		h->waiter_policy_during = sp_test_policy(h->waiter);
+		if (sp_sched_getattr(h->waiter, &wa) == 0)
+			h->waiter_slice_during = wa.sched_runtime;
+	}
 	if (h->app_nice) {
 		/* The application makes its own choice for this thread. */
 		struct sp_sched_attr mine = h->before;
@@ -404,6 +410,49 @@ static void test_nice_mode_boost_and_restore(void **state)
 	assert_int_equal(h.during.sched_nice, -20); /* with CAP_SYS_NICE: the floor */
 	assert_true(sp_sched_attr_same(&h.after, &h.before));
 	assert_int_equal(h.after.sched_nice, 19);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+/* Whether this kernel keeps a fair-class thread's own slice (6.12+). */
+static bool custom_slices(void)
+{
+	struct sp_sched_attr a, b;
+	bool ok;
+
+	if (sp_sched_getattr(0, &a) != 0)
+		return false;
+	b = a;
+	b.sched_runtime = 200000;
+	ok = sp_sched_setattr(0, &b) == 0 && sp_sched_getattr(0, &b) == 0 &&
+	     b.sched_runtime == 200000;
+	sp_sched_setattr(0, &a);
+	return ok;
+}
+
+/* A critical thread waits with a 100 us slice (sp_worker.c says why) and
+ * has its own back when the wait ends. Nice mode: the waiter is never
+ * raised there, so the holder sees its fair-class attributes. */
+static void test_critical_wait_has_a_short_slice(void **state)
+{
+	sp_mutex_t m;
+	struct holder h = { .m = &m, .nice_mode = 1, .waiter = sp_test_gettid() };
+	struct sp_sched_attr before, after;
+
+	(void)state;
+	if (!custom_slices()) {
+		printf("SKIP test_critical_wait_has_a_short_slice: the kernel keeps no slice of a "
+		       "thread's own (before Linux 6.12)\n");
+		skip();
+	}
+	assert_int_equal(sp_start_mode(SP_ACT_NICE, 4, 0), 0);
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	assert_int_equal(sp_sched_getattr(0, &before), 0);
+	run_holder(&h);
+	assert_int_equal(sp_sched_getattr(0, &after), 0);
+	assert_true(h.boosted);
+	assert_int_equal(h.waiter_slice_during, 100000);
+	assert_int_equal(after.sched_runtime, before.sched_runtime);
+	assert_true(sp_sched_attr_same(&after, &before));
 	assert_int_equal(sp_mutex_destroy(&m), 0);
 }
 
@@ -791,6 +840,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_application_change_wins, teardown),
 		cmocka_unit_test_teardown(test_unreported_owner_boosted, teardown),
 		cmocka_unit_test_teardown(test_nice_mode_boost_and_restore, teardown),
+		cmocka_unit_test_teardown(test_critical_wait_has_a_short_slice, teardown),
 		cmocka_unit_test_teardown(test_budget_expiry, teardown),
 		cmocka_unit_test_teardown(test_exit_while_boosted, teardown),
 		cmocka_unit_test_teardown(test_readers_boosted_up_to_k, teardown),
