@@ -25,6 +25,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <superpass/runtime.h>
@@ -149,6 +150,7 @@ struct run {
 	struct bench_result *r;
 	int ui_err;
 	int trace;              /* SUPERPASS_BENCH_TRACE: one line per blocking and per boost seen */
+	int ui_schedstat_fd;    /* the critical thread's, with trace only (a read per acquisition) */
 	/* Boost latency: the critical thread publishes each wait (its start,
 	 * and a sequence number); the first holder to see itself in
 	 * SCHED_FIFO during that wait records now - start. */
@@ -294,7 +296,7 @@ static void *hog_main(void *arg)
 static void ui_acquire(struct run *run, struct blk *l)
 {
 	struct bench_result *r = run->r;
-	uint64_t t0, t1, w0[BENCH_MAX_THREADS], dur, worst = 0;
+	uint64_t t0, t1, w0[BENCH_MAX_THREADS], dur, worst = 0, ui_w0 = 0;
 	int holders[BENCH_MAX_THREADS], nh = 0;
 
 	/* Who holds it now, and how long they have waited for a CPU so far:
@@ -307,6 +309,8 @@ static void ui_acquire(struct run *run, struct blk *l)
 			w0[nh++] = bench_schedstat_wait_ns(run->bg[i].schedstat_fd);
 		}
 	}
+	if (run->ui_schedstat_fd >= 0)
+		ui_w0 = bench_schedstat_wait_ns(run->ui_schedstat_fd);
 	t0 = bench_now_ns();
 	if (blk_try_excl(l) == 0)
 		return;
@@ -325,10 +329,18 @@ static void ui_acquire(struct run *run, struct blk *l)
 		if (w > worst)
 			worst = w;
 	}
+	/* ui_wait_ms: how long the critical thread itself was runnable but
+	 * off the CPU during its wait (woken when the lock was let go, it
+	 * still has to get a CPU to take it). */
 	if (run->trace)
-		fprintf(stderr, "blocking t0=%llu t1=%llu ms=%.3f holders=%d (tid %d) wait_ms=%.3f\n",
+		fprintf(stderr,
+			"blocking t0=%llu t1=%llu ms=%.3f holders=%d (tid %d) wait_ms=%.3f "
+			"ui_wait_ms=%.3f\n",
 			(unsigned long long)t0, (unsigned long long)t1, (double)dur / 1e6, nh,
-			nh ? run->bg[holders[0]].tid : 0, (double)worst / 1e6);
+			nh ? run->bg[holders[0]].tid : 0, (double)worst / 1e6,
+			run->ui_schedstat_fd >= 0
+				? (double)(bench_schedstat_wait_ns(run->ui_schedstat_fd) - ui_w0) / 1e6
+				: 0.0);
 	r->blockings++;
 	sp_hist_record(&r->hist, dur);
 	r->blocked_ns += dur;
@@ -352,6 +364,8 @@ static void *ui_main(void *arg)
 	}
 	if (run->po == PO_SUPERPASS)
 		sp_thread_set_critical(true);
+	if (run->trace)
+		run->ui_schedstat_fd = bench_schedstat_open((int)syscall(SYS_gettid));
 	wait_go(run);
 	next = bench_now_ns();
 	while (!stopping(run)) {
@@ -421,6 +435,7 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 	run->po = po;
 	run->r = r;
 	run->trace = getenv("SUPERPASS_BENCH_TRACE") != NULL;
+	run->ui_schedstat_fd = -1;
 	/* superpass, and the re-executed child of superpass-preload */
 	run->measure_boost = po == PO_SUPERPASS || o->child_scenario >= 0;
 	pthread_mutex_init(&run->boost_lock, NULL);
@@ -472,6 +487,8 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 		if (run->bg[i].schedstat_fd >= 0)
 			close(run->bg[i].schedstat_fd);
 	}
+	if (run->ui_schedstat_fd >= 0)
+		close(run->ui_schedstat_fd);
 	r->seconds = (double)(bench_now_ns() - t0) / 1e9;
 	r->cpu_s = bench_process_cpu_s() - cpu0;
 	/* The worker's CPU since it started with this run's runtime (the
