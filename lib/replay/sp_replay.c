@@ -859,6 +859,31 @@ static bool cs_boundary(const struct sp_replay *r, const struct item *x, int32_t
 	       (x->type == IT_WAIT && (x->lock == lock || r->lk[lock].kind != SP_SIM_UMUTEX));
 }
 
+/* Whether item @j of @t is a retry of an acquisition of @lock already
+ * asked for (wait_op merged it into the first wait: WAIT_NONE): a glibc
+ * reader that found a writer waiting in a read phase waits unregistered
+ * (RWAITING, on __readers); the last reader out wakes it, it retries,
+ * finds the lock write-held or a writer queued again and waits again (on
+ * __readers, or on __wrphase_futex for the writer's unlock); only after
+ * the last of these waits does it hold the read side and run its section
+ * (the bench's readers: 500 us). A mutex waiter whose lock was taken
+ * between its wake and its retry waits again the same way. A retry is no
+ * boundary of the section the first wait opened: taken as one, the
+ * section ended at the retry, a few us after the first wait, and the
+ * reader ran its 500 us outside the lock. */
+static bool is_retry(const struct item *x, int8_t op, int32_t lock)
+{
+	return x->type == IT_WAIT && x->lock == lock && op == WAIT_NONE;
+}
+
+/* The end of a section of @lock held from a wait: a boundary that is not
+ * a retry of the same acquisition. */
+static bool cs_end(const struct sp_replay *r, const struct th *t, const int8_t *wop, size_t j,
+		   int32_t lock)
+{
+	return cs_boundary(r, &t->it[j], lock) && !is_retry(&t->it[j], wop[j], lock);
+}
+
 /* The CPU time @t ran from after item @from to before item @to. */
 static uint64_t cpu_between(const struct th *t, size_t from, size_t to)
 {
@@ -943,7 +968,7 @@ static uint64_t cs_len(const struct sp_replay *r, const struct th *t, const int8
 		for (size_t j = i + 1; j < t->n; j++) {
 			const struct item *x = &t->it[j];
 
-			if (cs_boundary(r, x, lock))
+			if (cs_end(r, t, wop, j, lock))
 				break;
 			if (x->type == IT_WAKE && x->lock == lock) {
 				size_t e = release_end(t, j, lock), k;
@@ -1248,7 +1273,7 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 			for (j = i + 1; j < t->n; j++) {
 				const struct item *x = &t->it[j];
 
-				if (cs_boundary(r, x, it->lock)) {
+				if (cs_end(r, t, wop, j, it->lock)) {
 					bnd = j;
 					break;
 				}

@@ -706,6 +706,86 @@ static void test_starved_holder_loops(void **state)
 	}
 }
 
+/* A glibc reader's retry: R (100) asks for the read side while the writer
+ * W (200) waits in a read phase, so it waits unregistered (RWAITING, on
+ * __readers at 0x3000); the last reader out, R2 (101), wakes it with W;
+ * R runs 4 us, finds W holding the lock and waits again, now on
+ * __wrphase_futex (0x3008) for W's unlock, which wakes it; then it runs its
+ * 500 us section (preempted once, while W asks again and R2, the other
+ * reader inside, is the last out) and sleeps. That is one acquisition and
+ * one section: the retry is no boundary. (Taken as one, the section ended
+ * 4 us after the first wait and the replay inferred a second one for the
+ * 500 us burst, from W's second wait.) */
+static void test_reader_retry(void **state)
+{
+	struct sp_replay *r;
+	char err[256] = "";
+	const char *j, *r1, *end, *u, *p;
+	const uint64_t US = 1000;
+	long run = -1;
+
+	(void)state;
+	r = replay_of_200(1, false);
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 101, 139);               /* R2 reads, silent */
+	sw(r, 100 * US, 101, 139, SP_TRS_RUNNABLE, 200, 110);
+	rwfutex(r, 200 * US, 200, true, 0x3008, 2);                 /* W waits for R2 */
+	sw(r, 200 * US, 200, 110, SP_TRS_SLEEPING, 100, 139);
+	rwfutex(r, 300 * US, 100, true, 0x3000, 0xe);               /* R: RWAITING */
+	sw(r, 300 * US, 100, 139, SP_TRS_SLEEPING, 101, 139);
+	rwfutex(r, 1000 * US, 101, true, 0x3008, 0x7fffffff);      /* R2 last out */
+	waking(r, 1000 * US, 101, 200);
+	rwfutex(r, 1001 * US, 101, false, 0, 1);
+	rwfutex(r, 1002 * US, 101, true, 0x3000, 0x7fffffff);
+	waking(r, 1002 * US, 101, 100);
+	rwfutex(r, 1003 * US, 101, false, 0, 1);
+	sw(r, 1010 * US, 101, 139, SP_TRS_SLEEPING, 200, 110);
+	rwfutex(r, 1020 * US, 200, false, 0, 0);                    /* W holds it */
+	sw(r, 1050 * US, 200, 110, SP_TRS_RUNNABLE, 100, 139);
+	rwfutex(r, 1060 * US, 100, false, 0, 0);                    /* R woken ... */
+	rwfutex(r, 1064 * US, 100, true, 0x3008, 3);                /* ... waits again */
+	sw(r, 1064 * US, 100, 139, SP_TRS_SLEEPING, 200, 110);
+	rwfutex(r, 1100 * US, 200, true, 0x3008, 0x7fffffff);      /* W's unlock */
+	waking(r, 1100 * US, 200, 100);
+	rwfutex(r, 1101 * US, 200, false, 0, 1);
+	sw(r, 1120 * US, 200, 110, SP_TRS_SLEEPING, 100, 139);
+	rwfutex(r, 1130 * US, 100, false, 0, 0);                    /* R reads */
+	sw(r, 1300 * US, 100, 139, SP_TRS_RUNNABLE, 101, 139);
+	sw(r, 1350 * US, 101, 139, SP_TRS_RUNNABLE, 200, 110);      /* R2 reads again */
+	rwfutex(r, 1360 * US, 200, true, 0x3008, 2);                /* W asks again */
+	sw(r, 1360 * US, 200, 110, SP_TRS_SLEEPING, 100, 139);
+	sw(r, 1690 * US, 100, 139, SP_TRS_SLEEPING, 101, 139);      /* R done, asleep */
+	rwfutex(r, 2000 * US, 101, true, 0x3008, 0x7fffffff);      /* R2 last out */
+	waking(r, 2000 * US, 101, 200);
+	rwfutex(r, 2001 * US, 101, false, 0, 1);
+	sw(r, 2010 * US, 101, 139, SP_TRS_SLEEPING, 200, 110);
+	rwfutex(r, 2020 * US, 200, false, 0, 0);
+	sw(r, 2200 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "retry", err, sizeof(err)))
+		fail_msg("%s", err);
+	j = sp_replay_json(r);
+	r1 = strstr(j, "\"t100-100\"");
+	assert_non_null(r1);
+	end = strstr(r1 + 1, "\"t101-101\"");
+	if (!end)
+		end = strstr(r1 + 1, "\"t200-200\"");
+	/* one section: one read lock, one unlock */
+	assert_int_equal(count_in(r1, end, "\"sp_rdlock"), 1);
+	assert_int_equal(count_in(r1, end, "\"sp_unlock"), 1);
+	/* ... that holds R's burst: the CPU inside is its 4 + 550 us */
+	p = strstr(r1, "\"sp_rdlock");
+	u = strstr(p, "\"sp_unlock");
+	run = 0;
+	for (const char *q = strstr(p, "\"run"); q && q < u; q = strstr(q + 1, "\"run")) {
+		long x = 0;
+
+		assert_int_equal(sscanf(strchr(q, ':') + 1, " %ld", &x), 1);
+		run += x;
+	}
+	assert_in_range(run, 500, 600);
+	assert_int_equal(sim_acquires_of(sp_replay_workload(r), "t100-100", NULL), 1);
+	sp_replay_free(r);
+}
+
 /* One contended hand-off of the mutex: @holder, preempted 10 us before
  * @ask, lets @waiter run, which waits for the lock at @ask; @holder runs
  * again until its unlock wakes @waiter at @release, sleeps 10 us later,
@@ -964,6 +1044,7 @@ int main(void)
 		cmocka_unit_test(test_reader_bursts),
 		cmocka_unit_test(test_starved_holder_loops),
 		cmocka_unit_test(test_back_to_back_sections),
+		cmocka_unit_test(test_reader_retry),
 		cmocka_unit_test(test_bad_files),
 	};
 
