@@ -190,11 +190,14 @@ static void sp_timer(struct sim *s, struct sth *t, const struct sp_sim_op *op)
 		sim_trace(s, SP_SIM_TR_FRAME, t->cpu, t->idx, -1, late);
 	}
 	t->op++;
+	if (late && op->absolute == SP_TM_SKIP)
+		tm->next += ((s->now - tm->next) / op->ns + 1) * op->ns;
 	if (s->now < tm->next) {
 		sp_sleep_until(s, t, tm->next);
 		return;
 	}
-	if (!op->absolute || (op->backlog && s->now - tm->next > op->backlog * op->ns))
+	if (op->absolute == SP_TM_RELATIVE ||
+	    (op->backlog && s->now - tm->next > op->backlog * op->ns))
 		tm->next = s->now;
 }
 

@@ -20,10 +20,16 @@ enum sp_sim_op_type {
 	SP_OP_PREEMPT,      /* a fair slice ends here (a preemption a trace showed) */
 };
 
+/* A timer's schedule when its thread is late: restart it from now
+ * (relative), keep it and catch up (absolute), or keep its grid and skip
+ * the periods it missed (a frame loop on vsync: the next frame starts at
+ * the first grid point after now). */
+enum { SP_TM_RELATIVE, SP_TM_ABSOLUTE, SP_TM_SKIP };
+
 struct sp_sim_op {
 	uint8_t type;
 	uint8_t hold;
-	uint8_t absolute;
+	uint8_t absolute;    /* TIMER: SP_TM_* */
 	uint8_t sched;
 	int32_t ref;
 	int32_t prio;
@@ -82,5 +88,9 @@ int sp_sim_timer_ref(struct sp_sim_workload *w, const char *name, bool unique);
 bool sp_sim_task_takes_locks(const struct sp_sim_task *t);
 /* A deep copy (the sweep changes copies). */
 int sp_sim_workload_clone(const struct sp_sim_workload *w, struct sp_sim_workload **out);
+
+/* The timer op @op (sp_sim_task_timer's return) of @task skips the
+ * periods its thread missed (SP_TM_SKIP). */
+int sp_sim_timer_skip(struct sp_sim_workload *w, int task, int op);
 
 #endif /* SP_SIM_INTERNAL_H */

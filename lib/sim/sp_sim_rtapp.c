@@ -39,6 +39,10 @@
  *   timer.sp_backlog       absolute mode: more periods behind than this
  *                          restarts the schedule from now (superpass bench's
  *                          background threads use 20)
+ *   timer.sp_skip          true (absolute mode): a late thread skips the
+ *                          periods it missed, its next one starts at the
+ *                          first point of its grid after now (a frame loop
+ *                          on vsync, as superpass bench's critical thread)
  * On the real kernel rt-app runs sp_* events as nothing, and kernel locks
  * as pthread mutexes: the file then means a simpler workload there.
  * Anything else is an error that names the file, the key and what was
@@ -272,6 +276,7 @@ static int sp_timer_ev(struct sp_parse *p, const char *key, struct json_object *
 {
 	const char *ref = "unknown", *mode = "relative";
 	int64_t period = -1, jitter = 0, backlog = 0;
+	bool skip = false;
 	char sub[256];
 	int rc;
 
@@ -293,9 +298,11 @@ static int sp_timer_ev(struct sp_parse *p, const char *key, struct json_object *
 			rc = sp_int(p, sub, x, 0, SP_US_MAX, "a jitter in microseconds", &jitter);
 		else if (!strcmp(k, "sp_backlog"))
 			rc = sp_int(p, sub, x, 0, 1 << 30, "a number of periods", &backlog);
+		else if (!strcmp(k, "sp_skip"))
+			rc = sp_bool(p, sub, x, &skip);
 		else
 			rc = sp_fail(p, sub, "unknown timer key (expected ref, period, mode, sp_jitter, "
-				     "sp_backlog)");
+				     "sp_backlog, sp_skip)");
 		if (rc)
 			return rc;
 	}
@@ -304,8 +311,13 @@ static int sp_timer_ev(struct sp_parse *p, const char *key, struct json_object *
 	if (jitter > period)
 		return sp_fail(p, key, "sp_jitter %lld is larger than the period %lld",
 			       (long long)jitter, (long long)period);
+	if (skip && (strcmp(mode, "absolute") || backlog || jitter))
+		return sp_fail(p, key, "sp_skip needs \"mode\": \"absolute\", without sp_backlog "
+			       "or sp_jitter");
 	rc = sp_sim_task_timer(p->w, task, ref, (uint64_t)period * 1000, (uint64_t)jitter * 1000,
 			       !strcmp(mode, "absolute"), (uint32_t)backlog, sp_prefix(ref, "unique"));
+	if (rc >= 0 && skip)
+		rc = sp_sim_timer_skip(p->w, task, rc);
 	return rc < 0 ? sp_fail(p, key, "cannot add the timer: %s", strerror(-rc)) : 0;
 }
 

@@ -303,6 +303,20 @@ int sp_sim_task_timer(struct sp_sim_workload *w, int task, const char *ref, uint
 						       .absolute = absolute, .backlog = backlog });
 }
 
+int sp_sim_timer_skip(struct sp_sim_workload *w, int task, int op)
+{
+	struct sp_sim_task *t = sp_task(w, task);
+	struct sp_sim_phase *p;
+
+	if (!t || !t->nphases || op < 0)
+		return -EINVAL;
+	p = &t->phases[t->nphases - 1];
+	if ((uint32_t)op >= p->nops || p->ops[op].type != SP_OP_TIMER)
+		return -EINVAL;
+	p->ops[op].absolute = SP_TM_SKIP;
+	return 0;
+}
+
 int sp_sim_task_lock(struct sp_sim_workload *w, int task, int lock, enum sp_sim_hold hold)
 {
 	uint8_t kind;

@@ -383,6 +383,66 @@ static void test_linux_worker_cpu(void **state)
 	sp_sim_workload_free(w);
 }
 
+/* ---- sp_skip: a late frame loop skips the periods it missed ---- */
+static void count_frames(void *ctx, const struct sp_sim_trace *e)
+{
+	int *n = ctx;
+
+	*n += e->type == SP_SIM_TR_FRAME;
+}
+
+/* 25 ms of work a frame on a 10 ms timer, alone on one CPU, 300 ms. With
+ * sp_skip (a frame loop on vsync, as the bench's critical thread) each
+ * frame starts at the first 10 ms point after the last one ended: at 0,
+ * 30, 60 ms ..., 10 timers reached in 300 ms, each 2 periods late (3
+ * frames, 2 janky). Relative starts the next frame at once: 11 (25, 50 ...
+ * 275 ms). */
+static void test_timer_skip(void **state)
+{
+	static const char *const fmt =
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 1 }, \"tasks\": { "
+		"\"ui\": { \"sp_critical\": true, \"run\": 25000, "
+		"\"timer\": { \"ref\": \"unique\", \"period\": 10000, %s } } } }";
+	static const char *const modes[] = { "\"mode\": \"absolute\", \"sp_skip\": true",
+					     "\"mode\": \"relative\"" };
+	int want[] = { 10, 11 };
+
+	(void)state;
+	for (int m = 0; m < 2; m++) {
+		struct sp_sim_workload *w;
+		struct sp_sim_opts o;
+		struct sp_sim_result r;
+		char text[512], err[256] = "";
+		int n = 0;
+
+		snprintf(text, sizeof(text), fmt, modes[m]);
+		if (sp_sim_workload_parse(text, "skip", &w, err, sizeof(err)))
+			fail_msg("%s", err);
+		sp_sim_opts_default(&o);
+		o.duration_ns = 300 * MS;
+		o.trace = count_frames;
+		o.trace_ctx = &n;
+		assert_int_equal(sp_sim_run(w, &o, &r), 0);
+		assert_int_equal(n, want[m]);
+		if (!m) {
+			assert_int_equal(r.frames, 30);
+			assert_int_equal(r.janky, 20);
+		}
+		sp_sim_result_free(&r);
+		sp_sim_workload_free(w);
+	}
+	{ /* only with absolute mode */
+		struct sp_sim_workload *w;
+		char err[256] = "";
+
+		assert_int_equal(sp_sim_workload_parse(
+			"{ \"tasks\": { \"a\": { \"run\": 1, \"timer\": { \"ref\": \"t\", "
+			"\"period\": 10, \"sp_skip\": true } } } }", "bad", &w, err, sizeof(err)),
+			-EINVAL);
+		assert_non_null(strstr(err, "sp_skip"));
+	}
+}
+
 /* ---- FIFO always beats fair, and preempts it at once ---- */
 static void test_fifo_preempts_fair(void **state)
 {
@@ -1117,6 +1177,7 @@ int main(void)
 		cmocka_unit_test(test_wake_one_leaves_lock_free),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_preempt_point),
+		cmocka_unit_test(test_timer_skip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
