@@ -2061,7 +2061,10 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 	jp(r, "{\n\t\"global\": {\n\t\t\"duration\": %llu,\n\t\t\"default_policy\": "
 	      "\"SCHED_OTHER\",\n\t\t\"calibration\": \"CPU0\",\n\t\t\"sp_cpus\": %u,\n"
 	      "\t\t\"sp_duration_ms\": %llu,\n"
-	      "\t\t\"sp_base_slice_us\": %llu,\n\t\t\"sp_sched_model\": \"%s\"",
+	      "\t\t\"sp_base_slice_us\": %llu,\n\t\t\"sp_sched_model\": \"%s\",\n"
+	      /* the runtime the traces record: a critical waiter applies its
+	       * fast tracks itself (fa0d86e) */
+	      "\t\t\"sp_waiter_boost\": true",
 	   (unsigned long long)((r->c.end_ns - r->first) / 1000000000ull + 1), r->c.cpus,
 	   (unsigned long long)((r->c.end_ns - r->first + 999999) / 1000000 ?: 1),
 	   (unsigned long long)(r->c.slice_ns / 1000), r->o.classic ? "classic" : "linux");

@@ -568,6 +568,7 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	s.slice = o->base_slice_ns ? o->base_slice_ns
 		: w->base_slice_ns ? w->base_slice_ns : SP_SIM_DEFAULT_SLICE_NS;
 	s.linux_model = w->linux_model;
+	s.waiter_boost = w->waiter_boost;
 	s.fifo_prio = o->fifo_prio ? o->fifo_prio : 1;
 	s.tick_ns = o->tick_ns ? o->tick_ns : 1000000ull;
 	s.proxy = s.pol == SP_SIM_POL_PROXY || s.pol == SP_SIM_POL_PROXY_MIGRATE;

@@ -145,6 +145,8 @@ struct sim {
 	enum sp_sim_policy pol;
 	uint64_t now, end, slice;
 	bool linux_model;         /* the workload's sp_sched_model is "linux" */
+	bool waiter_boost;        /* the workload's sp_waiter_boost */
+	bool in_waiter;           /* inside a critical waiter's block (pol_blocked) */
 	uint32_t balance_failed;  /* linux model: sd->nr_balance_failed (sched_balance) */
 	uint64_t balance_next;    /* linux model: when the next balance runs */
 	uint64_t balance_interval; /* linux model: sd->balance_interval, busy (sched_balance) */

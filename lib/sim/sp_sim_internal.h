@@ -75,6 +75,7 @@ struct sp_sim_workload {
 	uint64_t base_slice_ns; /* 0: not said */
 	bool linux_model;        /* sp_sched_model "linux" */
 	bool pi_enabled;    /* rt-app global pi_enabled: every mutex is PI */
+	bool waiter_boost;  /* sp_waiter_boost: a critical waiter applies its fast tracks */
 	struct sp_sim_task *tasks;
 	uint32_t ntasks, tcap;
 	struct sp_sim_lockdef *locks;

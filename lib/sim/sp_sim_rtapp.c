@@ -31,6 +31,11 @@
  *                          (reader-preferring), "rwlock-writer", "kmutex",
  *                          "rwsem"
  *   global.sp_critical     ["task", ...]: critical tasks
+ *   global.sp_waiter_boost true: under superpass a critical waiter in the
+ *                          fair class applies the fast tracks its own wait
+ *                          asks for, SP_WAITER_BOOST_NS after it blocks,
+ *                          not through the worker (the runtime since
+ *                          fa0d86e); the others go through the worker
  *   task.sp_critical       true: the task is critical
  *   phase events sp_rdlock / sp_wrlock NAME (an rwlock or rwsem),
  *              sp_unlock NAME (any kind), sp_setsched {policy, priority},
@@ -629,6 +634,11 @@ static int sp_global(struct sp_parse *p, struct json_object *g)
 			rc = sp_int(p, key, v, 1, 1000000, "a slice in microseconds", &x);
 			if (!rc)
 				p->w->base_slice_ns = (uint64_t)x * 1000;
+		} else if (!strcmp(k, "sp_waiter_boost")) {
+			bool on;
+
+			if (!(rc = sp_bool(p, key, v, &on)))
+				p->w->waiter_boost = on;
 		} else if (!strcmp(k, "sp_sched_model")) {
 			const char *m;
 
@@ -663,8 +673,8 @@ static int sp_global(struct sp_parse *p, struct json_object *g)
 			rc = sp_fail(p, key, "unknown global key (expected duration, default_policy, "
 				     "pi_enabled, calibration, logdir, log_basename, lock_pages, ftrace, "
 				     "gnuplot, io_device, mem_buffer_size, cumulative_slack, sp_cpus, "
-				     "sp_duration_ms, sp_base_slice_us, sp_sched_model, sp_locks, "
-				     "sp_critical)");
+				     "sp_duration_ms, sp_base_slice_us, sp_sched_model, sp_waiter_boost, "
+				     "sp_locks, sp_critical)");
 		}
 		if (rc)
 			return rc;
