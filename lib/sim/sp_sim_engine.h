@@ -118,6 +118,7 @@ struct scpu {
 	struct sth *curr;        /* what executes (the owner, under proxy) */
 	struct sth *donor;       /* whose scheduling context is charged */
 	uint64_t last;           /* accounted up to */
+	uint64_t preempt_t;      /* when a program's sp_preempt last ended a slice here (+1) */
 	int *rq;
 	int nrq;
 	bool resched;

@@ -628,6 +628,44 @@ void sched_cpu_event(struct sim *s, struct scpu *c)
 	sched_next_local(s, c);
 }
 
+/* RUN_TO_PARITY (Linux 6.6+, on by default; protect_slice() in 6.18's
+ * pick_eevdf()): the running fair task keeps its CPU against a fair
+ * wakeup while it is eligible and short of its deadline (all tasks here
+ * have the one base slice, so the protection is its slice). Not within
+ * SP_PARITY_GRACE_NS of a preemption point of a program on this CPU: the
+ * trace switched a thread out there, for the one that woke then (the
+ * slice end and the wakeup come in either order at one instant, and the
+ * replay rounds the CPU before the point to the us). Without it a nice-19
+ * reader of the bench's rwlock, woken with the lag it had kept, preempted
+ * a nice 0 hog in the middle of its slice, and the replayed readers ran
+ * 28-70 % more than their traced CPU. */
+#define SP_PARITY_GRACE_NS 20000ull
+
+static bool sp_protected(struct sim *s, struct scpu *c)
+{
+	struct sth *d = c->donor;
+	int64_t base = 0, w = 0;
+	__int128 num = 0;
+	bool fair = false;
+
+	if (!d || d->eff != 0 || d->v >= d->deadline ||
+	    (c->preempt_t && s->now + 1 - c->preempt_t <= SP_PARITY_GRACE_NS))
+		return false;
+	/* eligible: its v at most the queue's weighted average */
+	for (int i = 0; i < c->nrq; i++) {
+		struct sth *t = &s->th[c->rq[i]];
+
+		if (sp_fair_on(t)) {
+			if (!fair)
+				base = t->v;
+			fair = true;
+			num += (__int128)(t->v - base) * t->weight;
+			w += t->weight;
+		}
+	}
+	return !fair || (__int128)(d->v - base) * w <= num;
+}
+
 /* check_preempt_wakeup(): would @c now run something else? */
 static void sp_check_preempt(struct sim *s, struct scpu *c, struct sth *t)
 {
@@ -643,7 +681,7 @@ static void sp_check_preempt(struct sim *s, struct scpu *c, struct sth *t)
 	}
 	if (t->eff == 0 && c->donor->eff == 0) {
 		sched_update_curr(s, c);
-		if (sp_pick(s, c) == t)
+		if (sp_pick(s, c) == t && !(s->linux_model && sp_protected(s, c)))
 			c->resched = true;
 		sched_next_local(s, c);
 	}
@@ -785,6 +823,7 @@ bool sched_slice_end(struct sim *s, struct sth *t)
 		return false;
 	sched_update_curr(s, c);
 	t->deadline = t->v + sp_vslice(s, t);
+	c->preempt_t = s->now + 1;
 	t->needs_step = true;
 	c->resched = true;
 	return true;
