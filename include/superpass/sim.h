@@ -27,8 +27,11 @@
  *    DELAY_DEQUEUE with DELAY_ZERO does (6.12+): the sleeper stays owed to
  *    its queue, and wakes with what its queue's average has not paid off
  *    yet (so a nice-19 thread that sleeps 50 us after each 500 us burst
- *    gets its weight's share beside nice-0 hogs, 0.7 %, not 14 %). No
- *    cgroups, no RUN_TO_PARITY,
+ *    gets its weight's share beside nice-0 hogs, 0.7 %, not 14 %). The
+ *    linux model also has RUN_TO_PARITY: the running fair task keeps its
+ *    CPU against a fair wakeup while it is eligible and inside its slice
+ *    (every task has the one base slice: no custom slices, so not the
+ *    runtime's 100 us slice of a critical waiter either). No cgroups,
  *    no PELT, no SMT, no frequency scaling, no context-switch cost.
  *  - RT class: SCHED_FIFO and SCHED_RR (100 ms slices), priorities 1..99,
  *    always above fair; FIFO order within a priority.
