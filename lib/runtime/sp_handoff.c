@@ -119,7 +119,8 @@ static int sp_ho_find(const void *lock)
 	return -1;
 }
 
-/* Sleeps until the wait in slot @i on @lock ends, or the bound. */
+/* Sleeps until the wait in slot @s on @lock ends (@seq: its sequence when
+ * we read the slot), or the bound. */
 static void sp_ho_sleep(struct sp_ho_slot *s, const void *lock, uint32_t seq)
 {
 	struct timespec now, until;
