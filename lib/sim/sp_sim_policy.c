@@ -27,12 +27,12 @@
  * fast track to reconcile), 5 us for a tick with nothing to do. */
 #define SP_WK_KICK_NS 50000ull
 #define SP_WK_TICK_NS 5000ull
-#define SP_CORE_T0 1000000000ull
+#define SP_CORE_T0 1000000000ull /* the core's clock at simulated time 0 */
 /* sp_waiter_boost: from a critical wait to the fast track it applies.
  * In five superpass-preload traces (fa0d86e's runtime, 2026-12-03), from
  * the critical thread's futex wait to a holder first seen in SCHED_FIFO:
  * P25 10-17 us, P50 13-45 us (the waiter applies it before that wait). */
-#define SP_WAITER_BOOST_NS 20000ull /* the core's clock at simulated time 0 */
+#define SP_WAITER_BOOST_NS 20000ull
 
 static sp_tid_t sp_tid(const struct sth *t)
 {
