@@ -65,38 +65,68 @@ void sched_sync_wait(struct sim *s, struct sth *t)
 	t->waiting = want;
 }
 
+/*
+ * sum((v - base) * w) and W over a queue's fair entities, base the first
+ * one's v (rather than the smallest: that adds the same (v0 - min) * W to
+ * both sides of every comparison below, so the answers are the same,
+ * exact in 128 bits).
+ */
+struct sp_vsum {
+	int64_t base, w;
+	__int128 num;
+	bool any;
+};
+
+static void sp_vsum_add(struct sp_vsum *a, const struct sth *t)
+{
+	if (!a->any)
+		a->base = t->v;
+	a->any = true;
+	a->num += (__int128)(t->v - a->base) * t->weight;
+	a->w += t->weight;
+}
+
+/* @c's fair entities but @skip. */
+static struct sp_vsum sp_vsum_queue(struct sim *s, struct scpu *c, const struct sth *skip)
+{
+	struct sp_vsum a = { 0 };
+
+	for (int i = 0; i < c->nrq; i++) {
+		struct sth *t = &s->th[c->rq[i]];
+
+		if (t != skip && sp_fair_on(t))
+			sp_vsum_add(&a, t);
+	}
+	return a;
+}
+
+/* entity_eligible() without the division: v at most the weighted average
+ * (true for an empty sum). */
+static bool sp_vsum_eligible(const struct sp_vsum *a, int64_t v)
+{
+	return !a->any || (__int128)(v - a->base) * a->w <= a->num;
+}
+
 /* The weighted average vruntime of @c's fair entities, except @skip,
  * floor(sum(v * w) / W). *W gets their total weight. Taken from the first
  * entity's v, b: min + floor(sum((v - min) * w) / W) is
  * b + floor(sum((v - b) * w) / W), exactly, in one pass. */
 static int64_t sp_avg_v(struct scpu *c, struct sim *s, const struct sth *skip, int64_t *W)
 {
-	int64_t base = 0, w = 0, q;
-	__int128 num = 0;
-	bool any = false;
+	struct sp_vsum a = sp_vsum_queue(s, c, skip);
+	int64_t q;
 
-	for (int i = 0; i < c->nrq; i++) {
-		struct sth *t = &s->th[c->rq[i]];
-
-		if (t == skip || !sp_fair_on(t))
-			continue;
-		if (!any)
-			base = t->v;
-		any = true;
-		num += (__int128)(t->v - base) * t->weight;
-		w += t->weight;
-	}
-	*W = w;
-	if (!any)
+	*W = a.w;
+	if (!a.any)
 		return c->last_v;
-	if (num >= INT64_MIN && num <= INT64_MAX) {
-		int64_t n = (int64_t)num;
+	if (a.num >= INT64_MIN && a.num <= INT64_MAX) {
+		int64_t n = (int64_t)a.num;
 
-		q = n / w - (n % w < 0);
+		q = n / a.w - (n % a.w < 0);
 	} else {
-		q = (int64_t)(num / w - (num % w < 0));
+		q = (int64_t)(a.num / a.w - (a.num % a.w < 0));
 	}
-	c->last_v = base + q;
+	c->last_v = a.base + q;
 	return c->last_v;
 }
 
@@ -385,31 +415,21 @@ static struct scpu *sp_select_cpu(struct sim *s, struct sth *t)
  * eligible fair entity with the earliest virtual deadline (ties: the lower
  * index), or the earliest of all if none is eligible.
  *
- * Eligibility is entity_eligible() without the division, (v - base) * W <=
- * sum((v_u - base) * w_u) over the queue's fair entities, with the sums
- * taken once for all candidates. base is the first fair entity's v rather
- * than the smallest: that adds the same (v0 - min) * W to both sides, so
- * every answer is the same (exact in 128 bits). Every candidate of the fair
+ * Eligibility is sp_vsum_eligible, with the sums taken once for all
+ * candidates, in the same pass. Every candidate of the fair
  * pass is fair (an RT one would have won), so it is among the entities
  * summed. The earliest candidate is the answer if it is eligible (the
  * order is total); only otherwise does a second pass look at the rest. */
 static struct sth *sp_pick(struct sim *s, struct scpu *c)
 {
 	struct sth *best = NULL, *any = NULL;
-	int64_t base = 0, w = 0;
-	__int128 num = 0;
-	bool fair = false;
+	struct sp_vsum sum = { 0 };
 
 	for (int i = 0; i < c->nrq; i++) {
 		struct sth *t = &s->th[c->rq[i]];
 
-		if (sp_fair_on(t)) {
-			if (!fair)
-				base = t->v;
-			fair = true;
-			num += (__int128)(t->v - base) * t->weight;
-			w += t->weight;
-		}
+		if (sp_fair_on(t))
+			sp_vsum_add(&sum, t);
 		if (t->state != TS_RUNNABLE && !t->donor)
 			continue;
 		if (t->eff > 0) {
@@ -420,14 +440,14 @@ static struct sth *sp_pick(struct sim *s, struct scpu *c)
 			any = t;
 		}
 	}
-	if (best || !any || (__int128)(any->v - base) * w <= num)
+	if (best || !any || sp_vsum_eligible(&sum, any->v))
 		return best ? best : any;
 	for (int i = 0; i < c->nrq; i++) {
 		struct sth *t = &s->th[c->rq[i]];
 
 		if (t->state != TS_RUNNABLE && !t->donor)
 			continue;
-		if ((__int128)(t->v - base) * w > num)
+		if (!sp_vsum_eligible(&sum, t->v))
 			continue;
 		if (!best || t->deadline < best->deadline ||
 		    (t->deadline == best->deadline && t->idx < best->idx))
@@ -644,26 +664,13 @@ void sched_cpu_event(struct sim *s, struct scpu *c)
 static bool sp_protected(struct sim *s, struct scpu *c)
 {
 	struct sth *d = c->donor;
-	int64_t base = 0, w = 0;
-	__int128 num = 0;
-	bool fair = false;
+	struct sp_vsum sum;
 
 	if (!d || d->eff != 0 || d->v >= d->deadline ||
 	    (c->preempt_t && s->now + 1 - c->preempt_t <= SP_PARITY_GRACE_NS))
 		return false;
-	/* eligible: its v at most the queue's weighted average */
-	for (int i = 0; i < c->nrq; i++) {
-		struct sth *t = &s->th[c->rq[i]];
-
-		if (sp_fair_on(t)) {
-			if (!fair)
-				base = t->v;
-			fair = true;
-			num += (__int128)(t->v - base) * t->weight;
-			w += t->weight;
-		}
-	}
-	return !fair || (__int128)(d->v - base) * w <= num;
+	sum = sp_vsum_queue(s, c, NULL);
+	return sp_vsum_eligible(&sum, d->v);
 }
 
 /* check_preempt_wakeup(): would @c now run something else? */
