@@ -243,8 +243,7 @@ static int sp_act_boosted_attr(const struct sp_sched_attr *saved, struct sp_sche
 		return 1;
 	}
 	/* SP_ACT_NICE: only SCHED_NORMAL/BATCH/IDLE threads above the floor. */
-	if (saved->sched_policy != SCHED_OTHER && saved->sched_policy != SCHED_BATCH &&
-	    saved->sched_policy != SCHED_IDLE)
+	if (!sp_sched_policy_fair(saved->sched_policy))
 		return 0;
 	if (saved->sched_policy != SCHED_IDLE && saved->sched_nice <= sp_act.nice_floor)
 		return 0;

@@ -7,6 +7,8 @@
 #ifndef SP_SCHED_ATTR_H
 #define SP_SCHED_ATTR_H
 
+#include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -24,6 +26,12 @@ struct sp_sched_attr {
 };
 
 #define SP_SCHED_FLAG_RESET_ON_FORK 0x01ull
+
+/* The fair class: SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE. */
+static inline bool sp_sched_policy_fair(uint32_t policy)
+{
+	return policy == SCHED_OTHER || policy == SCHED_BATCH || policy == SCHED_IDLE;
+}
 
 /* Return 0 or -errno. tid 0 means the calling thread. */
 int sp_sched_getattr(pid_t tid, struct sp_sched_attr *attr);

@@ -236,11 +236,6 @@ static SP_TLS int sp_wk_my_raised;
 static int sp_wk_slice_state; /* atomic: 0 untried, 1 works, -1 not here */
 static SP_TLS int sp_wk_my_sliced;
 
-static bool sp_wk_fair(uint32_t policy)
-{
-	return policy == SCHED_OTHER || policy == SCHED_BATCH || policy == SCHED_IDLE;
-}
-
 /* @own: the thread's attributes, its slice put back as its own if it is
  * exactly ours (left by a wait whose end could not restore it, as when the
  * actuator had the thread boosted then and restored our slice later). */
@@ -295,7 +290,7 @@ void sp_wk_direct_begin(void)
 	self->direct_same = 0;
 	self->direct_raise = 0;
 	/* Observe mode changes nobody; a real-time waiter is left alone. */
-	if (mode == SP_ACT_OBSERVE || sp_sched_getattr(0, &a) != 0 || !sp_wk_fair(a.sched_policy))
+	if (mode == SP_ACT_OBSERVE || sp_sched_getattr(0, &a) != 0 || !sp_sched_policy_fair(a.sched_policy))
 		return;
 	sp_wk_slice_begin(&a);
 	sp_wk_my_saved = a;
