@@ -64,6 +64,16 @@ static void sp_host_after(struct sim *s)
 	}
 }
 
+/* Kicks the simulated worker for @t's change: the kick reaches it when
+ * what is left of the boost latency is its own run (pol_wk_kick). */
+static void sp_kick_worker(struct sim *s, struct sth *t)
+{
+	uint64_t lat = s->o->boost_latency_ns;
+
+	sim_push(s, s->now + (lat > SP_WK_KICK_NS ? lat - SP_WK_KICK_NS : 0), EV_WK_KICK, t->idx,
+		 t->boost_gen);
+}
+
 static void sp_on_change(struct sp_rec_host *h, sp_tid_t tid, bool boosted)
 {
 	struct sim *s = h->user;
@@ -81,22 +91,13 @@ static void sp_on_change(struct sp_rec_host *h, sp_tid_t tid, bool boosted)
 		 * kicked (it lowers the waiter, which raised itself above a
 		 * holder on its own CPU): in the superpass-preload traces it
 		 * ran once per fast track and once per tick. */
-		if (s->wk && s->o->boost_latency_ns) {
-			uint64_t lat = s->o->boost_latency_ns;
-
-			sim_push(s, s->now + (lat > SP_WK_KICK_NS ? lat - SP_WK_KICK_NS : 0),
-				 EV_WK_KICK, t->idx, t->boost_gen);
-		}
+		if (s->wk && s->o->boost_latency_ns)
+			sp_kick_worker(s, t);
 		sim_push(s, s->now + SP_WAITER_BOOST_NS, EV_BOOST, t->idx, t->boost_gen);
 		return;
 	}
 	if (boosted && s->o->boost_latency_ns && s->wk) {
-		/* The kick reaches the worker when what is left of the latency
-		 * is its own run (pol_wk_kick). */
-		uint64_t lat = s->o->boost_latency_ns;
-
-		sim_push(s, s->now + (lat > SP_WK_KICK_NS ? lat - SP_WK_KICK_NS : 0), EV_WK_KICK,
-			 t->idx, t->boost_gen);
+		sp_kick_worker(s, t);
 		return;
 	}
 	if (boosted && s->o->boost_latency_ns) {
