@@ -197,6 +197,14 @@ void sp_wk_kick_queued(void)
  *    ends (the median wait grew by a quarter, preempted in its lock call):
  *    it asks the worker, which lowers it tens of microseconds later, while
  *    it sleeps. A wait that ends first lowers itself.
+ *  - Two holders on one other CPU: raised, they cannot both run there,
+ *    and the kernel's RT push moves the one that waits to the CPU running
+ *    the lowest priority, ours. So the waiter raises itself for them too.
+ *    Traced (`superpass record` of `superpass bench -s rwlock -p superpass
+ *    --k 64`, three runs): in 7 of the 15 longest waits, a reader the
+ *    writer had fast-tracked on the other CPU was pushed to the writer's
+ *    and ran its 500 us section there while the writer, not yet asleep,
+ *    waited runnable (ui_wait 0.50-0.51 ms of 0.73-1.09 ms waits).
  *  - Only where the raise is ours to make: SCHED_FIFO mode and a waiter in
  *    a normal policy (a waiter fast-tracked itself, or real-time, is left
  *    alone and its holders on its CPU go to the worker, as do holders
@@ -288,6 +296,7 @@ void sp_wk_direct_begin(void)
 	self->direct_on = 1;
 	self->direct_n = 0;
 	self->direct_same = 0;
+	self->direct_crowd = 0;
 	self->direct_raise = 0;
 	/* Observe mode changes nobody; a real-time waiter is left alone. */
 	if (mode == SP_ACT_OBSERVE || sp_sched_getattr(0, &a) != 0 || !sp_sched_policy_fair(a.sched_policy))
@@ -314,7 +323,7 @@ void sp_wk_direct_end(struct sp_core *core)
 	self->direct_on = 0;
 	self->direct_n = 0;
 	self->direct_same = 0;
-	if (same) {
+	if (same || (self->direct_crowd && self->direct_raise)) {
 		struct sp_sched_attr hi = sp_wk_my_saved;
 
 		hi.sched_policy = SCHED_FIFO;
@@ -400,6 +409,10 @@ int sp_wk_fast_track(void *ctx, sp_tid_t tid)
 		if (there >= 0 && here >= 0 && (there != here || self->direct_raise)) {
 			if (there == here)
 				self->direct_same |= 1u << self->direct_n;
+			for (int i = 0; i < self->direct_n && there != here; i++)
+				if (self->direct_cpu[i] == there)
+					self->direct_crowd = 1;
+			self->direct_cpu[self->direct_n] = there;
 			self->direct[self->direct_n++] = tid;
 			return 0;
 		}

@@ -681,6 +681,99 @@ static void test_queued_reader_handed_the_lock_is_found(void **state)
 	assert_int_equal(sp_rwlock_destroy(&q.rw), 0);
 }
 
+/* ---- two holders on one other CPU ---- */
+
+struct crowd {
+	sp_rwlock_t rw;
+	int cpu;            /* the readers' CPU, not the writer's */
+	pid_t tid[2];
+	int nr_locked;
+	pid_t writer;
+	int writer_policy;  /* the writer's policy while both readers are boosted */
+	int go;
+};
+
+static void *crowd_reader_main(void *arg)
+{
+	struct crowd *c = arg;
+	int i;
+
+	pin(c->cpu);
+	sp_test_set_nice(19);
+	assert_int_equal(sp_rwlock_rdlock(&c->rw), 0);
+	i = __atomic_fetch_add(&c->nr_locked, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&c->tid[i], sp_test_gettid(), __ATOMIC_RELEASE);
+	SP_WAIT_FOR(__atomic_load_n(&c->go, __ATOMIC_ACQUIRE));
+	sp_rwlock_unlock(&c->rw);
+	return NULL;
+}
+
+static void *crowd_observer_main(void *arg)
+{
+	struct crowd *c = arg;
+
+	SP_WAIT_FOR(sp_tid_fast_tracked((sp_tid_t)c->tid[0]) == 1 &&
+		    sp_tid_fast_tracked((sp_tid_t)c->tid[1]) == 1);
+	c->writer_policy = sp_test_policy(c->writer);
+	__atomic_store_n(&c->go, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Two readers on one CPU that is not the critical writer's: raised, one of
+ * them must wait there and the kernel's RT push moves it to the writer's
+ * CPU, where it preempts the writer before it sleeps. So the writer raises
+ * itself for them as for a holder on its own CPU (sp_wk_direct_end), and
+ * has its own attributes back when the wait ends. No worker: the writer
+ * does it all itself.
+ */
+static void test_waiter_raised_for_two_holders_on_one_cpu(void **state)
+{
+	static struct crowd c;
+	pthread_t rd[2], obs;
+	struct sp_sched_attr before, after;
+	cpu_set_t cpus;
+	int worker;
+
+	(void)state;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		skip();
+	if (sp_where_self() < 0) {
+		printf("SKIP: glibc registered no rseq here: no thread knows where its holders run\n");
+		skip();
+	}
+	memset(&c, 0, sizeof(c));
+	c.cpu = 1;
+	c.writer = sp_test_gettid();
+	assert_int_equal(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+	pin(0);
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_rwlock_init(&c.rw, 0), 0);
+	assert_int_equal(sp_sched_getattr(0, &before), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&rd[i], NULL, crowd_reader_main, &c), 0);
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&c.nr_locked, __ATOMIC_ACQUIRE) == 2));
+	sp_wk_block();
+	assert_int_equal(pthread_create(&obs, NULL, crowd_observer_main, &c), 0);
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_rwlock_wrlock(&c.rw), 0);
+	assert_int_equal(sp_rwlock_unlock(&c.rw), 0);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_sched_getattr(0, &after), 0);
+	worker = sp_wk_running();
+	sp_wk_unblock();
+	pthread_join(obs, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(rd[i], NULL);
+	assert_int_equal(sched_setaffinity(0, sizeof(cpus), &cpus), 0);
+	assert_int_equal(worker, 0);
+	assert_int_equal(c.writer_policy, SCHED_FIFO);
+	assert_true(sp_sched_attr_same(&after, &before));
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(sp_tid_fast_tracked((sp_tid_t)c.tid[i]), 0);
+	assert_int_equal(sp_rwlock_destroy(&c.rw), 0);
+}
+
 /* ---- the worker starts in SCHED_FIFO ---- */
 
 #define TASKS_MAX 64
@@ -841,6 +934,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_worker_boosts_then_nothing_stays_boosted, teardown),
 		cmocka_unit_test_teardown(test_waiter_boosts_holder_on_other_cpu, teardown),
 		cmocka_unit_test_teardown(test_waiter_raised_boosts_holder_on_its_cpu, teardown),
+		cmocka_unit_test_teardown(test_waiter_raised_for_two_holders_on_one_cpu, teardown),
 		cmocka_unit_test_teardown(test_application_change_wins, teardown),
 		cmocka_unit_test_teardown(test_unreported_owner_boosted, teardown),
 		cmocka_unit_test_teardown(test_nice_mode_boost_and_restore, teardown),
