@@ -29,10 +29,10 @@ void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold)
 {
 	struct sp_core *core = sp_ev_core();
 
-	if (!core)
-		return;
 	sp_rt_enter();
-	sp_lock_released(core, self, (sp_lock_key_t)(uintptr_t)lock, hold);
+	sp_wk_released(lock); /* after the unlock, as the core's restore */
+	if (core)
+		sp_lock_released(core, self, (sp_lock_key_t)(uintptr_t)lock, hold);
 	sp_rt_leave();
 }
 
@@ -91,13 +91,12 @@ void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool
 	sp_lock_key_t key = (sp_lock_key_t)(uintptr_t)lock;
 
 	sp_iw_wait_ends();
-	sp_wk_wait_done();
-	if (!core)
-		return;
 	sp_rt_enter();
 	if (acquired && !sp_iw_list_reported(lock, hold))
 		acquired = false; /* list full: the core must not keep a hold it never hears end */
-	sp_lock_unblocked(core, self, key, acquired);
+	sp_wk_wait_done(lock, acquired); /* its release is heard only if listed */
+	if (core)
+		sp_lock_unblocked(core, self, key, acquired);
 	sp_rt_leave();
 }
 
@@ -111,9 +110,9 @@ void sp_instr_read_unblocked(sp_tid_t self, const void *lock, int slot, bool acq
 	bool told;
 
 	sp_iw_wait_ends();
-	sp_wk_wait_done();
 	sp_rt_enter();
 	told = sp_iw_read_pending_done(slot, lock, acquired);
+	sp_wk_wait_done(lock, acquired && told);
 	if (core) {
 		if (!acquired && told)
 			sp_lock_released(core, self, key, SP_HOLD_SHARED);

@@ -135,6 +135,7 @@ void sp_rt_thread_leave(void)
 	 * it ourselves, now, rather than leave it to the worker: once the
 	 * thread is gone its tid may belong to another one. */
 	sp_act_thread_exit(t->tid);
+	sp_wk_thread_leave();
 	sp_reg_forget(t->tid);
 	sp_where_forget(t->tid);
 	sp_rt_leave();

@@ -233,8 +233,22 @@ void sp_wk_wait_started(void);
  * by the caller at the end (sp_wk_direct_end; sp_worker.c says when). */
 void sp_wk_direct_begin(void);
 void sp_wk_direct_end(struct sp_core *core);
-/* Any wait of the caller ended: undoes a raise the worker has not. */
-void sp_wk_wait_done(void);
+/* The critical waiter's own attributes (sp_waiter.c): a wait of the
+ * caller ended (@acquired: it took @lock); a release of the caller; the
+ * caller execs or exits; the worker's bound on a kept raise (returns the
+ * next one, 0 none); a fork's child. */
+void sp_wk_wait_done(const void *lock, bool acquired);
+void sp_wk_released(const void *lock);
+void sp_wk_thread_leave(void);
+uint64_t sp_wk_bound_raised(uint64_t now);
+bool sp_wk_raise_pending(void);
+void sp_wk_waiter_atfork_child(void);
+/* For sp_waiter.c: a fast track for the worker to apply; its priority;
+ * whether a worker is there to keep a bound; wake it for a new bound. */
+void sp_wk_queue(sp_tid_t tid);
+int sp_wk_fifo_prio(void);
+bool sp_wk_can_bound(void);
+void sp_wk_poke_bound(void);
 void sp_wk_atfork_child(void);
 /* Credential changes: no worker thread between the two (sp_worker.c). */
 void sp_wk_block(void);

@@ -173,229 +173,36 @@ void sp_wk_kick_queued(void)
  * thread: it is kicked on leaving the core, once per event. A thread's own
  * restore is not the worker's at all (see sp_wk_restore).
  */
-/*
- * A critical waiter applies its holders' fast tracks itself, on its way out
- * of the core, instead of waking the worker for them. Traced (`superpass
- * record` of `superpass bench -s mutex -p superpass`): through the worker,
- * a boost was two cross-CPU hops, the worker's wakeup on the other CPU
- * (25-55 us after its sched_waking) and then the holder's, which mostly
- * waits on the critical thread's own CPU (the critical thread woke there
- * and preempted it), 40-56 us after the worker's sched_setattr: boost_us
- * P99 170-320 us.
- *
- *  - Where the holder is comes from its rseq cpu_id (sp_where.c), a few ns.
- *  - A holder that last ran on another CPU is boosted there at once.
- *  - A holder on our CPU would preempt us before we sleep (the README tells
- *    what that cost: the waiter, never having slept, left behind a nice 0
- *    hog for milliseconds; a writer not yet queued in glibc lets readers
- *    in). So the waiter first raises itself above the fast track
- *    (SCHED_FIFO at the worker's priority, reset-on-fork): the boosted
- *    holder then runs when the waiter sleeps, or the kernel pushes it to
- *    the other CPU at once. The waiter must not lower itself before it
- *    sleeps (measured: SCHED_OTHER again and still runnable, it sat behind
- *    a hog: mutex P99.9 2-8 ms against 0.9-1.3), nor only when its wait
- *    ends (the median wait grew by a quarter, preempted in its lock call):
- *    it asks the worker, which lowers it tens of microseconds later, while
- *    it sleeps. A wait that ends first lowers itself.
- *  - Two holders on one other CPU: raised, they cannot both run there,
- *    and the kernel's RT push moves the one that waits to the CPU running
- *    the lowest priority, ours. So the waiter raises itself for them too.
- *    Traced (`superpass record` of `superpass bench -s rwlock -p superpass
- *    --k 64`, three runs): in 7 of the 15 longest waits, a reader the
- *    writer had fast-tracked on the other CPU was pushed to the writer's
- *    and ran its 500 us section there while the writer, not yet asleep,
- *    waited runnable (ui_wait 0.50-0.51 ms of 0.73-1.09 ms waits).
- *  - Only where the raise is ours to make: SCHED_FIFO mode and a waiter in
- *    a normal policy (a waiter fast-tracked itself, or real-time, is left
- *    alone and its holders on its CPU go to the worker, as do holders
- *    whose CPU is unknown and any the actuator's lock, busy, refuses).
- *    The worker lowers it only if it still has the raised attributes: a
- *    change the program made meanwhile wins. A fast track of the waiter
- *    while raised finds it already as urgent and sets nothing.
- */
-static struct {
-	pthread_mutex_t lock;
-	sp_tid_t tid;                /* a raised waiter for the worker to lower, 0 none */
-	struct sp_sched_attr saved;  /* its own attributes */
-	uint32_t prio;               /* the raised priority */
-} sp_wk_low = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static SP_TLS struct sp_sched_attr sp_wk_my_saved;
-static SP_TLS int sp_wk_my_raised;
-
-/*
- * A critical thread waits with a short EEVDF slice (sched_runtime of a
- * fair-class thread: Linux 6.12's custom slices; the shortest the kernel
- * takes). Woken when its lock is let go, it must still get a CPU to take
- * it, and the fair class lets a woken thread preempt the one running only
- * if its slice is shorter (PREEMPT_SHORT); otherwise it waits for the
- * running one's slice to end at a tick (4 ms at HZ=250). Measured with
- * SUPERPASS_BENCH_TRACE (`superpass bench -s chain,mutex,rwlock --k 8,64
- * -p superpass,superpass-preload -d 3 -r 1`, twice): of the 25 longest of
- * 1310 waits (1.3-5.1 ms), 20 had the critical thread itself runnable but
- * off its CPU for 0.9-4.4 ms of it. Only for the wait: the slice is its
- * own again when the wait ends, unless the program changed its attributes
- * meanwhile. A kernel that ignores the field (before 6.12) or refuses it
- * is asked once. The kernel reports a thread's slice whether or not it
- * chose one (the base slice, 1.4 ms here), so the one put back is the
- * length it had, from then on kept as the thread's own.
- */
-#define SP_WK_WAIT_SLICE_NS 100000ull
-static int sp_wk_slice_state; /* atomic: 0 untried, 1 works, -1 not here */
-static SP_TLS int sp_wk_my_sliced;
-
-/* @own: the thread's attributes, its slice put back as its own if it is
- * exactly ours (left by a wait whose end could not restore it, as when the
- * actuator had the thread boosted then and restored our slice later). */
-static void sp_wk_slice_begin(struct sp_sched_attr *own)
-{
-	int state = __atomic_load_n(&sp_wk_slice_state, __ATOMIC_RELAXED);
-	struct sp_sched_attr sliced, now;
-
-	if (state < 0)
-		return;
-	if (own->sched_runtime == SP_WK_WAIT_SLICE_NS)
-		own->sched_runtime = 0;
-	else if (own->sched_runtime != 0 && own->sched_runtime < SP_WK_WAIT_SLICE_NS)
-		return; /* its own is shorter still */
-	sliced = *own;
-	sliced.sched_runtime = SP_WK_WAIT_SLICE_NS;
-	if (sp_sched_setattr(0, &sliced) != 0) {
-		__atomic_store_n(&sp_wk_slice_state, -1, __ATOMIC_RELAXED);
-		return;
-	}
-	if (state == 0) {
-		/* Before 6.12 the field is ignored for this class: reads 0. */
-		state = sp_sched_getattr(0, &now) == 0 && now.sched_runtime == SP_WK_WAIT_SLICE_NS
-				? 1 : -1;
-		__atomic_store_n(&sp_wk_slice_state, state, __ATOMIC_RELAXED);
-		if (state < 0)
-			return; /* nothing changed that needs putting back */
-	}
-	sp_wk_my_sliced = 1;
-}
-
-/* The wait is over: our own slice back, if the wait's is still in force. */
-static void sp_wk_slice_end(void)
-{
-	struct sp_sched_attr now;
-
-	sp_wk_my_sliced = 0;
-	if (sp_sched_getattr(0, &now) == 0 && now.sched_policy == sp_wk_my_saved.sched_policy &&
-	    now.sched_nice == sp_wk_my_saved.sched_nice &&
-	    now.sched_runtime == SP_WK_WAIT_SLICE_NS)
-		sp_sched_setattr(0, &sp_wk_my_saved);
-}
-
-void sp_wk_direct_begin(void)
-{
-	struct sp_rt_thread *self = &sp_rt_self_state;
-	enum sp_act_mode mode = sp_act_mode_now();
-	struct sp_sched_attr a;
-
-	self->direct_on = 1;
-	self->direct_n = 0;
-	self->direct_same = 0;
-	self->direct_crowd = 0;
-	self->direct_raise = 0;
-	/* Observe mode changes nobody; a real-time waiter is left alone. */
-	if (mode == SP_ACT_OBSERVE || sp_sched_getattr(0, &a) != 0 || !sp_sched_policy_fair(a.sched_policy))
-		return;
-	sp_wk_slice_begin(&a);
-	sp_wk_my_saved = a;
-	if (mode == SP_ACT_FIFO)
-		self->direct_raise = 1;
-}
-
-static void sp_wk_to_worker(sp_tid_t tid)
+void sp_wk_queue(sp_tid_t tid)
 {
 	sp_actq_push(&sp_wk.q, tid);
 	sp_wk_kick_queued();
 }
 
-void sp_wk_direct_end(struct sp_core *core)
+int sp_wk_fifo_prio(void)
 {
-	struct sp_rt_thread *self = &sp_rt_self_state;
-	int n = self->direct_n;
-	uint32_t same = self->direct_same;
-	bool raised = false;
+	return sp_wk.fifo_prio;
+}
 
-	self->direct_on = 0;
-	self->direct_n = 0;
-	self->direct_same = 0;
-	if (same || (self->direct_crowd && self->direct_raise)) {
-		struct sp_sched_attr hi = sp_wk_my_saved;
+/* A worker may be there to lower a raised thread at its bound
+ * (sp_waiter.c): none while blocked (sp_wk_block), when kicks create none. */
+bool sp_wk_can_bound(void)
+{
+	return __atomic_load_n(&sp_wk.ready, __ATOMIC_SEQ_CST) &&
+	       !__atomic_load_n(&sp_wk.blocked, __ATOMIC_SEQ_CST);
+}
 
-		hi.sched_policy = SCHED_FIFO;
-		hi.sched_priority = (uint32_t)sp_wk.fifo_prio + 1;
-		hi.sched_nice = 0;
-		hi.sched_flags = SP_SCHED_FLAG_RESET_ON_FORK;
-		raised = sp_sched_setattr(0, &hi) == 0;
-		if (raised)
-			sp_wk_my_raised = 1;
-	}
-	for (int i = 0; i < n; i++) {
-		if (((same >> i) & 1) && !raised)
-			sp_wk_to_worker(self->direct[i]);
-		else if (!sp_act_reconcile_try(core, self->direct[i]))
-			sp_wk_to_worker(self->direct[i]);
-	}
-	if (raised) {
-		pthread_mutex_lock(&sp_wk_low.lock);
-		sp_wk_low.tid = self->tid;
-		sp_wk_low.saved = sp_wk_my_saved;
-		if (sp_wk_my_sliced) /* lowered, it still waits: with the wait's slice */
-			sp_wk_low.saved.sched_runtime = SP_WK_WAIT_SLICE_NS;
-		sp_wk_low.prio = (uint32_t)sp_wk.fifo_prio + 1;
-		pthread_mutex_unlock(&sp_wk_low.lock);
+/* The bound is new. A worker that ticks wakes within tick_ns and asks
+ * sp_wk_bound_raised (before every sleep); one asleep without a tick due,
+ * or gone, is kicked. The fence pairs with the one in sp_wk_sleep, as in
+ * sp_wk_wait_started: either the worker, after setting idle, sees the
+ * bound (sp_wk_raise_pending), or we see idle and kick. */
+void sp_wk_poke_bound(void)
+{
+	sp_smp_mb();
+	if (__atomic_load_n(&sp_wk.idle, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(&sp_wk.running, __ATOMIC_RELAXED))
 		sp_wk_kick_queued();
-	}
-}
-
-/* Lowers @tid to @saved if it still has the raise (@prio) we gave it. */
-static void sp_wk_unraise(sp_tid_t tid, const struct sp_sched_attr *saved, uint32_t prio)
-{
-	struct sp_sched_attr now;
-
-	if (sp_sched_getattr((pid_t)tid, &now) == 0 && now.sched_policy == SCHED_FIFO &&
-	    now.sched_priority == prio)
-		sp_sched_setattr((pid_t)tid, saved);
-}
-
-/* The worker: the raised waiter, asleep by now (see above). */
-static void sp_wk_lower_waiter(void)
-{
-	struct sp_sched_attr saved;
-	sp_tid_t tid;
-	uint32_t prio;
-
-	pthread_mutex_lock(&sp_wk_low.lock);
-	tid = sp_wk_low.tid;
-	saved = sp_wk_low.saved;
-	prio = sp_wk_low.prio;
-	sp_wk_low.tid = 0;
-	if (tid)
-		sp_wk_unraise(tid, &saved, prio); /* under the lock: its own lowering waits */
-	pthread_mutex_unlock(&sp_wk_low.lock);
-}
-
-/* Any wait of this thread ended: if the worker has not lowered us yet, we
- * do (and take back the request); then our own slice back. */
-void sp_wk_wait_done(void)
-{
-	if (__builtin_expect(!(sp_wk_my_raised | sp_wk_my_sliced), 1))
-		return;
-	if (sp_wk_my_raised) {
-		sp_wk_my_raised = 0;
-		pthread_mutex_lock(&sp_wk_low.lock);
-		if (sp_wk_low.tid == sp_rt_self_state.tid)
-			sp_wk_low.tid = 0;
-		sp_wk_unraise(sp_rt_self_state.tid, &sp_wk_my_saved,
-			      (uint32_t)sp_wk.fifo_prio + 1);
-		pthread_mutex_unlock(&sp_wk_low.lock);
-	}
-	if (sp_wk_my_sliced)
-		sp_wk_slice_end();
 }
 
 int sp_wk_fast_track(void *ctx, sp_tid_t tid)
@@ -469,7 +276,7 @@ void sp_wk_leave_slow(void)
 /*
  * A critical thread has just reported its wait: the core now needs ticks,
  * and a worker that went to sleep without one due must learn it. The
- * fence pairs with the one in sp_wk_sleep: either the worker, after
+ * fence pairs with the one in sp_wk_sleep (as sp_wk_poke_bound's does): either the worker, after
  * setting idle, sees the wait the core recorded (sp_core_needs_tick), or
  * this thread, after the core recorded it, sees idle and kicks.
  */
@@ -518,7 +325,7 @@ static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy, bool
 		__atomic_store_n(&sp_wk.idle, 1, __ATOMIC_RELAXED);
 		/* Pairs with the fence in sp_wk_wait_started. */
 		sp_smp_mb();
-		if (sp_core_needs_tick(core))
+		if (sp_core_needs_tick(core) || sp_wk_raise_pending())
 			__atomic_store_n(&sp_wk.kicked, 1, __ATOMIC_SEQ_CST); /* tick now */
 	}
 	if (idle_exit) {
@@ -589,13 +396,13 @@ static void *sp_wk_main(void *arg)
 	}
 	for (;;) {
 		struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
-		uint64_t now, deadline;
+		uint64_t now, deadline, bound;
 		bool busy, idle_exit, worked;
 
-		sp_wk_lower_waiter();
 		worked = sp_wk_drain(core);
 		now = sp_rt_now_ns(NULL);
-		busy = sp_core_needs_tick(core);
+		bound = sp_wk_bound_raised(now);
+		busy = sp_core_needs_tick(core) || bound;
 		if (busy && now >= next_tick) {
 			sp_core_tick(core);
 			__atomic_add_fetch(&sp_wk.ticks, 1, __ATOMIC_RELAXED);
@@ -617,6 +424,8 @@ static void *sp_wk_main(void *arg)
 			deadline = last_reclaim + SP_WK_RECLAIM_NS;
 		if (busy)
 			deadline = next_tick;
+		if (bound && bound < deadline)
+			deadline = bound;
 		if (!sp_wk_sleep(core, deadline, busy, idle_exit))
 			break;
 	}
@@ -803,9 +612,7 @@ void sp_wk_atfork_child(void)
 	sp_wk.kicked = 0;
 	sp_wk.waiting = 0;
 	sp_wk.idle = 0;
-	pthread_mutex_init(&sp_wk_low.lock, NULL);
-	sp_wk_low.tid = 0;
-	sp_wk_my_raised = 0;
+	sp_wk_waiter_atfork_child();
 }
 
 void sp_wk_stats(struct sp_runtime_stats *out)

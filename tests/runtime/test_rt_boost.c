@@ -281,9 +281,9 @@ static void test_worker_boosts_then_nothing_stays_boosted(void **state)
 
 /*
  * The critical waiter applies its holder's fast track itself, without the
- * worker (none may exist here: sp_wk_block), on the holder's CPU, or on
- * its own CPU raised above the holder while it sleeps (SCHED_FIFO at the
- * worker's priority) and back to its own attributes when the wait ends.
+ * worker (none may exist here: sp_wk_block), on the holder's CPU or on its
+ * own, raised to the holder's priority while it sleeps, and back to its own
+ * attributes when the wait ends (with no worker to bound a longer raise).
  * Before, only the worker applied fast tracks: with no worker, no boost.
  */
 static void run_direct(int same_cpu)
@@ -327,8 +327,8 @@ static void run_direct(int same_cpu)
 	assert_true(h.boosted);
 	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
 	assert_int_equal(h.during.sched_priority, 1);
-	/* raised only for a holder on our CPU; nobody else lowered us */
-	assert_int_equal(h.waiter_policy_during, same_cpu ? SCHED_FIFO : self_before.sched_policy);
+	/* raised to the fast tracks' priority for a holder anywhere (sp_waiter.c) */
+	assert_int_equal(h.waiter_policy_during, SCHED_FIFO);
 	assert_true(sp_sched_attr_same(&self_after, &self_before));
 	assert_true(sp_sched_attr_same(&h.after, &h.before));
 	assert_true(SP_WAIT_FOR(sp_runtime_stats(&st) == 0 && st.act_boosted_now == 0));
@@ -774,6 +774,96 @@ static void test_waiter_raised_for_two_holders_on_one_cpu(void **state)
 	assert_int_equal(sp_rwlock_destroy(&c.rw), 0);
 }
 
+/* ---- the critical thread keeps its raise until it releases ---- */
+
+struct keeper {
+	sp_mutex_t m;
+	pid_t critical;
+	int locked;
+	int locking;        /* the critical thread goes into its lock call */
+};
+
+/* Holds the mutex until the critical thread sleeps on it. */
+static void *keeper_holder_main(void *arg)
+{
+	struct keeper *k = arg;
+
+	sp_test_set_nice(19);
+	assert_int_equal(sp_mutex_lock(&k->m), 0);
+	__atomic_store_n(&k->locked, 1, __ATOMIC_RELEASE);
+	SP_WAIT_FOR(__atomic_load_n(&k->locking, __ATOMIC_ACQUIRE) &&
+		    sp_test_task_state(k->critical) == 'S');
+	sp_mutex_unlock(&k->m);
+	return NULL;
+}
+
+/* One critical wait for k->m that ends with the lock held. */
+static void keeper_wait(struct keeper *k)
+{
+	pthread_t t;
+
+	__atomic_store_n(&k->locked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&k->locking, 0, __ATOMIC_RELAXED);
+	assert_int_equal(pthread_create(&t, NULL, keeper_holder_main, k), 0);
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&k->locked, __ATOMIC_ACQUIRE)));
+	__atomic_store_n(&k->locking, 1, __ATOMIC_RELEASE);
+	assert_int_equal(sp_mutex_lock(&k->m), 0);
+	pthread_join(t, NULL);
+}
+
+/*
+ * A critical wait that took the lock keeps the waiter at the fast tracks'
+ * priority until it releases that lock (sp_waiter.c: lowered as its lock
+ * call returns, a waiter whose CPU had run real-time holders was back in
+ * the fair class with the lag it slept with, behind a hog until a tick).
+ * The raise ends at the release, at the worker's bound if the hold goes on,
+ * and before an exec; never later.
+ */
+static void test_critical_keeps_raise_until_release(void **state)
+{
+	static struct keeper k;
+	struct sp_sched_attr before, now;
+	struct sp_runtime_stats st;
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	k.critical = sp_test_gettid();
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_mutex_init(&k.m, 0), 0);
+	assert_int_equal(sp_sched_getattr(0, &before), 0);
+	assert_int_equal(sp_thread_set_critical(true), 0);
+
+	/* released: raised while held, its own attributes after */
+	keeper_wait(&k);
+	assert_int_equal(sp_sched_getattr(0, &now), 0);
+	assert_int_equal(now.sched_policy, SCHED_FIFO);
+	assert_int_equal(now.sched_priority, 1);
+	assert_int_equal(sp_mutex_unlock(&k.m), 0);
+	assert_int_equal(sp_sched_getattr(0, &now), 0);
+	assert_true(sp_sched_attr_same(&now, &before));
+
+	/* held on: the worker lowers it while it still holds the lock */
+	keeper_wait(&k);
+	assert_true(SP_WAIT_FOR(sp_test_policy(0) != SCHED_FIFO));
+	assert_int_equal(sp_sched_getattr(0, &now), 0);
+	assert_true(sp_sched_attr_same(&now, &before));
+	assert_int_equal(sp_mutex_unlock(&k.m), 0);
+	assert_int_equal(sp_sched_getattr(0, &now), 0);
+	assert_true(sp_sched_attr_same(&now, &before));
+
+	/* an exec while raised: lowered before it */
+	keeper_wait(&k);
+	sp_thread_before_exec();
+	assert_int_equal(sp_sched_getattr(0, &now), 0);
+	assert_true(sp_sched_attr_same(&now, &before));
+	assert_int_equal(sp_mutex_unlock(&k.m), 0);
+
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_true(SP_WAIT_FOR(sp_runtime_stats(&st) == 0 && st.act_boosted_now == 0));
+	assert_int_equal(st.act_fast_tracks, st.act_restores);
+	assert_int_equal(sp_mutex_destroy(&k.m), 0);
+}
+
 /* ---- the worker starts in SCHED_FIFO ---- */
 
 #define TASKS_MAX 64
@@ -935,6 +1025,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_waiter_boosts_holder_on_other_cpu, teardown),
 		cmocka_unit_test_teardown(test_waiter_raised_boosts_holder_on_its_cpu, teardown),
 		cmocka_unit_test_teardown(test_waiter_raised_for_two_holders_on_one_cpu, teardown),
+		cmocka_unit_test_teardown(test_critical_keeps_raise_until_release, teardown),
 		cmocka_unit_test_teardown(test_application_change_wins, teardown),
 		cmocka_unit_test_teardown(test_unreported_owner_boosted, teardown),
 		cmocka_unit_test_teardown(test_nice_mode_boost_and_restore, teardown),

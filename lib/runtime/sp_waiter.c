@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The critical waiter's own attributes during and after its wait: the fast
+ * tracks it applies itself, the raise that keeps it from being preempted
+ * by them, and its short EEVDF slice.
+ *
+ * A critical waiter applies its holders' fast tracks itself, on its way out
+ * of the core, instead of waking the worker for them. Traced (`superpass
+ * record` of `superpass bench -s mutex -p superpass`): through the worker,
+ * a boost was two cross-CPU hops, the worker's wakeup on the other CPU
+ * (25-55 us after its sched_waking) and then the holder's, which mostly
+ * waits on the critical thread's own CPU (the critical thread woke there
+ * and preempted it), 40-56 us after the worker's sched_setattr: boost_us
+ * P99 170-320 us.
+ *
+ *  - Where the holder is comes from its rseq cpu_id (sp_where.c), a few ns.
+ *  - A holder that last ran on another CPU is boosted there at once.
+ *  - A holder on our CPU would preempt us before we sleep (the README tells
+ *    what that cost: the waiter, never having slept, left behind a nice 0
+ *    hog for milliseconds; a writer not yet queued in glibc lets readers
+ *    in). So is one of two holders on one other CPU: raised, they cannot
+ *    both run there, and the kernel's RT push moves the one that waits to
+ *    the CPU running the lowest priority, ours. Traced (`superpass record`
+ *    of `superpass bench -s rwlock -p superpass --k 64`, three runs): in 7
+ *    of the 15 longest waits a reader the writer had fast-tracked on the
+ *    other CPU was pushed to the writer's and ran its 500 us section there
+ *    while the writer, not yet asleep, waited runnable.
+ *  - So the waiter first raises itself to the fast tracks' own priority
+ *    (SCHED_FIFO fifo_prio, reset-on-fork): an equal priority neither
+ *    preempts it nor is pushed to its CPU, and the boosted holder runs when
+ *    the waiter sleeps.
+ *  - It stays raised while it sleeps and, if its wait took the lock, until
+ *    it releases that lock (or SP_WT_HOLD_MAX_NS, whichever is first).
+ *    Woken by a holder's release, a waiter in the fair class got its CPU
+ *    only at the next tick when it was not eligible (negative lag): its
+ *    CPU had run real-time holders for the whole wait, which stops the
+ *    fair clock, so the lag it went to sleep with was still there, and a
+ *    hog ran on. The wakeup itself could not preempt (the waker, on that
+ *    CPU, was SCHED_FIFO; on the other CPU the hog ran with an earlier
+ *    deadline), and the holder's lowering a moment later picked the hog.
+ *    Traced (SUPERPASS_BENCH_TRACE, `-s rwlock --k 8,64 -d 3 -r 3`): 6 of
+ *    the 19 waits over 1 ms in 12 runs were such, 1.0-3.5 ms runnable,
+ *    each ending on a 4 ms tick. Raised, the woken waiter queues behind the
+ *    releasing holder at its own priority and runs the moment that holder
+ *    lowers itself, or at once on a CPU running fair tasks. Lowered at its
+ *    wait's end, it would be back in the fair class with the same lag
+ *    before its lock call returns: the same hog, inside the wait.
+ *  - Before, it raised itself one above the fast tracks and only for a
+ *    holder on its own CPU, and the worker lowered it while it slept: one
+ *    above, a waiter woken before the holder lowered itself preempted it
+ *    (the median wait grew by a quarter when it kept that raise until its
+ *    wait ended).
+ *  - Only where the raise is ours to make: SCHED_FIFO mode and a waiter in
+ *    a normal policy (a waiter fast-tracked itself, or real-time, is left
+ *    alone and its holders on its CPU go to the worker, as do holders
+ *    whose CPU is unknown and any the actuator's lock, busy, refuses). One
+ *    raised thread per process (one bound to keep): a second critical
+ *    thread waits unraised, as before. Lowered only if it still has the
+ *    raised attributes: a change the program made meanwhile wins. A fast
+ *    track of the waiter while raised finds it already as urgent and sets
+ *    nothing. An exec or exit while raised lowers it (sp_rt_thread_leave),
+ *    a fork's child starts with its parent's own attributes.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+
+#include "sp_rt.h"
+#include "sp_sched_attr.h"
+
+/* The longest a critical thread stays raised holding the lock its wait
+ * took: one tick at HZ=250, by when the fair class has looked again. */
+#define SP_WT_HOLD_MAX_NS 4000000ull
+
+static struct {
+	pthread_mutex_t lock;
+	sp_tid_t tid;                /* the raised critical thread, 0 none */
+	struct sp_sched_attr saved;  /* its own attributes */
+	uint32_t prio;               /* the raised priority */
+	uint64_t until;              /* holding: the worker lowers it then; 0 waiting */
+} sp_wt_raised = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static SP_TLS struct sp_sched_attr sp_wt_my_saved;
+static SP_TLS int sp_wt_my_raised;
+static SP_TLS const void *sp_wt_my_held; /* the lock whose release lowers us */
+
+/*
+ * A critical thread waits with a short EEVDF slice (sched_runtime of a
+ * fair-class thread: Linux 6.12's custom slices; the shortest the kernel
+ * takes). Woken when its lock is let go, it must still get a CPU to take
+ * it, and the fair class lets a woken thread preempt the one running only
+ * if its slice is shorter (PREEMPT_SHORT); otherwise it waits for the
+ * running one's slice to end at a tick (4 ms at HZ=250). Measured with
+ * SUPERPASS_BENCH_TRACE (`superpass bench -s chain,mutex,rwlock --k 8,64
+ * -p superpass,superpass-preload -d 3 -r 1`, twice): of the 25 longest of
+ * 1310 waits (1.3-5.1 ms), 20 had the critical thread itself runnable but
+ * off its CPU for 0.9-4.4 ms of it. Only for the wait: the slice is its
+ * own again when the wait ends, unless the program changed its attributes
+ * meanwhile. A kernel that ignores the field (before 6.12) or refuses it
+ * is asked once. The kernel reports a thread's slice whether or not it
+ * chose one (the base slice, 1.4 ms here), so the one put back is the
+ * length it had, from then on kept as the thread's own. In SCHED_FIFO mode
+ * the raise stands in for it where it can be made.
+ */
+#define SP_WT_WAIT_SLICE_NS 100000ull
+static int sp_wt_slice_state; /* atomic: 0 untried, 1 works, -1 not here */
+static SP_TLS int sp_wt_my_sliced;
+
+/* @own: the thread's attributes, its slice put back as its own if it is
+ * exactly ours (left by a wait whose end could not restore it, as when the
+ * actuator had the thread boosted then and restored our slice later). */
+static void sp_wt_slice_begin(struct sp_sched_attr *own)
+{
+	int state = __atomic_load_n(&sp_wt_slice_state, __ATOMIC_RELAXED);
+	struct sp_sched_attr sliced, now;
+
+	if (state < 0)
+		return;
+	if (own->sched_runtime == SP_WT_WAIT_SLICE_NS)
+		own->sched_runtime = 0;
+	else if (own->sched_runtime != 0 && own->sched_runtime < SP_WT_WAIT_SLICE_NS)
+		return; /* its own is shorter still */
+	sliced = *own;
+	sliced.sched_runtime = SP_WT_WAIT_SLICE_NS;
+	if (sp_sched_setattr(0, &sliced) != 0) {
+		__atomic_store_n(&sp_wt_slice_state, -1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (state == 0) {
+		/* Before 6.12 the field is ignored for this class: reads 0. */
+		state = sp_sched_getattr(0, &now) == 0 && now.sched_runtime == SP_WT_WAIT_SLICE_NS
+				? 1 : -1;
+		__atomic_store_n(&sp_wt_slice_state, state, __ATOMIC_RELAXED);
+		if (state < 0)
+			return; /* nothing changed that needs putting back */
+	}
+	sp_wt_my_sliced = 1;
+}
+
+/* The wait is over: our own slice back, if the wait's is still in force. */
+static void sp_wt_slice_end(void)
+{
+	struct sp_sched_attr now;
+
+	sp_wt_my_sliced = 0;
+	if (sp_sched_getattr(0, &now) == 0 && now.sched_policy == sp_wt_my_saved.sched_policy &&
+	    now.sched_nice == sp_wt_my_saved.sched_nice &&
+	    now.sched_runtime == SP_WT_WAIT_SLICE_NS)
+		sp_sched_setattr(0, &sp_wt_my_saved);
+}
+
+void sp_wk_direct_begin(void)
+{
+	struct sp_rt_thread *self = &sp_rt_self_state;
+	enum sp_act_mode mode = sp_act_mode_now();
+	struct sp_sched_attr a;
+
+	self->direct_on = 1;
+	self->direct_n = 0;
+	self->direct_same = 0;
+	self->direct_crowd = 0;
+	self->direct_raise = 0;
+	/* Observe mode changes nobody; a real-time waiter (raised already,
+	 * holding a lock its last wait took) is left alone. */
+	if (mode == SP_ACT_OBSERVE || sp_sched_getattr(0, &a) != 0 || !sp_sched_policy_fair(a.sched_policy))
+		return;
+	sp_wt_slice_begin(&a);
+	sp_wt_my_saved = a;
+	if (mode == SP_ACT_FIFO)
+		self->direct_raise = 1;
+}
+
+/* Lowers @tid to @saved if it still has the raise (@prio) we gave it. */
+static void sp_wt_unraise(sp_tid_t tid, const struct sp_sched_attr *saved, uint32_t prio)
+{
+	struct sp_sched_attr now;
+
+	if (sp_sched_getattr((pid_t)tid, &now) == 0 && now.sched_policy == SCHED_FIFO &&
+	    now.sched_priority == prio)
+		sp_sched_setattr((pid_t)tid, saved);
+}
+
+static bool sp_wt_raise_self(void)
+{
+	sp_tid_t me = sp_rt_self_state.tid;
+	struct sp_sched_attr hi = sp_wt_my_saved;
+	bool ok = false;
+
+	hi.sched_policy = SCHED_FIFO;
+	hi.sched_priority = (uint32_t)sp_wk_fifo_prio();
+	hi.sched_nice = 0;
+	hi.sched_runtime = 0;
+	hi.sched_flags = SP_SCHED_FLAG_RESET_ON_FORK;
+	pthread_mutex_lock(&sp_wt_raised.lock);
+	if (sp_wt_raised.tid == 0 && sp_sched_setattr(0, &hi) == 0) {
+		sp_wt_raised.saved = sp_wt_my_saved;
+		sp_wt_raised.prio = hi.sched_priority;
+		__atomic_store_n(&sp_wt_raised.until, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&sp_wt_raised.tid, me, __ATOMIC_RELAXED);
+		ok = true;
+	}
+	pthread_mutex_unlock(&sp_wt_raised.lock);
+	if (ok) {
+		sp_wt_my_raised = 1;
+		sp_wt_my_held = NULL;
+		sp_wt_my_sliced = 0; /* the lowering puts our own attributes back whole */
+	}
+	return ok;
+}
+
+/* Our own attributes back, unless the worker lowered us already (its
+ * bound: the slot is no longer ours) or the program changed them. */
+static void sp_wt_lower_self(void)
+{
+	sp_tid_t me = sp_rt_self_state.tid;
+
+	sp_wt_my_raised = 0;
+	sp_wt_my_held = NULL;
+	pthread_mutex_lock(&sp_wt_raised.lock);
+	if (sp_wt_raised.tid == me) {
+		__atomic_store_n(&sp_wt_raised.tid, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&sp_wt_raised.until, 0, __ATOMIC_RELAXED);
+		sp_wt_unraise(me, &sp_wt_my_saved, sp_wt_raised.prio);
+	}
+	pthread_mutex_unlock(&sp_wt_raised.lock);
+}
+
+void sp_wk_direct_end(struct sp_core *core)
+{
+	struct sp_rt_thread *self = &sp_rt_self_state;
+	int n = self->direct_n;
+	uint32_t same = self->direct_same;
+	bool raised = false;
+
+	self->direct_on = 0;
+	self->direct_n = 0;
+	self->direct_same = 0;
+	if (self->direct_raise)
+		raised = sp_wt_raise_self();
+	for (int i = 0; i < n; i++) {
+		if (((same >> i) & 1) && !raised)
+			sp_wk_queue(self->direct[i]);
+		else if (!sp_act_reconcile_try(core, self->direct[i]))
+			sp_wk_queue(self->direct[i]);
+	}
+}
+
+/*
+ * Any wait of this thread ended (under the guard). Raised by it: kept if
+ * the wait took @lock and a worker is there to bound it, else lowered now.
+ * A wait of a thread that holds its raise (real-time, so the wait neither
+ * raised nor sliced it) changes nothing.
+ */
+void sp_wk_wait_done(const void *lock, bool acquired)
+{
+	if (__builtin_expect(!(sp_wt_my_raised | sp_wt_my_sliced), 1))
+		return;
+	if (sp_wt_my_raised && !sp_wt_my_held) {
+		bool kept = false;
+
+		if (acquired && sp_wk_can_bound()) {
+			pthread_mutex_lock(&sp_wt_raised.lock);
+			if (sp_wt_raised.tid == sp_rt_self_state.tid) {
+				__atomic_store_n(&sp_wt_raised.until,
+						 sp_rt_now_ns(NULL) + SP_WT_HOLD_MAX_NS, __ATOMIC_RELAXED);
+				kept = true;
+			}
+			pthread_mutex_unlock(&sp_wt_raised.lock);
+		}
+		if (kept) {
+			sp_wt_my_held = lock;
+			sp_wk_poke_bound(); /* a worker asleep till later must see the bound */
+		} else {
+			sp_wt_lower_self();
+		}
+	}
+	if (sp_wt_my_sliced)
+		sp_wt_slice_end();
+}
+
+/* A release of this thread (under the guard): the lock its raise was kept
+ * for ends the raise. */
+void sp_wk_released(const void *lock)
+{
+	if (__builtin_expect(!sp_wt_my_raised, 1))
+		return;
+	if (sp_wt_my_held == lock)
+		sp_wt_lower_self();
+}
+
+/* The thread execs or exits: no raise may outlive it. */
+void sp_wk_thread_leave(void)
+{
+	if (sp_wt_my_raised)
+		sp_wt_lower_self();
+}
+
+/* The worker, going to sleep: a bound is set (the read pairs with
+ * sp_wk_poke_bound's fence through the one in sp_wk_sleep). */
+bool sp_wk_raise_pending(void)
+{
+	return __atomic_load_n(&sp_wt_raised.until, __ATOMIC_RELAXED) != 0 &&
+	       __atomic_load_n(&sp_wt_raised.tid, __ATOMIC_RELAXED) != 0;
+}
+
+/* The worker: lowers a raised thread whose bound passed; returns the next
+ * bound to wake for (0 none). */
+uint64_t sp_wk_bound_raised(uint64_t now)
+{
+	uint64_t next = 0;
+
+	pthread_mutex_lock(&sp_wt_raised.lock);
+	if (sp_wt_raised.tid && sp_wt_raised.until) {
+		if (now >= sp_wt_raised.until) {
+			sp_wt_unraise(sp_wt_raised.tid, &sp_wt_raised.saved, sp_wt_raised.prio);
+			__atomic_store_n(&sp_wt_raised.tid, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&sp_wt_raised.until, 0, __ATOMIC_RELAXED);
+		} else {
+			next = sp_wt_raised.until;
+		}
+	}
+	pthread_mutex_unlock(&sp_wt_raised.lock);
+	return next;
+}
+
+/* In a fork's child: the forking thread is the only one; if it was raised,
+ * reset-on-fork gave it SCHED_OTHER nice 0, not its own attributes. */
+void sp_wk_waiter_atfork_child(void)
+{
+	pthread_mutex_init(&sp_wt_raised.lock, NULL);
+	sp_wt_raised.tid = 0;
+	sp_wt_raised.until = 0;
+	if (sp_wt_my_raised)
+		sp_sched_setattr(0, &sp_wt_my_saved); /* best effort: a negative nice needs the privilege */
+	sp_wt_my_raised = 0;
+	sp_wt_my_held = NULL;
+}
