@@ -67,12 +67,10 @@ struct sp_rt_thread {
 	int exited;         /* the thread-exit destructor has run */
 	int on_leave;       /* SP_LEAVE_*: actuator work for sp_rt_leave */
 	int direct_on;      /* in a critical wait's report: fast tracks may be ours */
-	int direct_raise;   /* ... and we may raise ourselves above them (sp_worker.c) */
+	int direct_raise;   /* ... and we may raise ourselves to theirs (sp_waiter.c) */
 	uint32_t direct_same; /* bit i: direct[i] last ran on our CPU */
-	int direct_crowd;   /* two of direct[] last ran on one other CPU */
 	int direct_n;       /* fast tracks this thread applies itself (sp_wk_fast_track) */
 	sp_tid_t direct[SP_RT_DIRECT_MAX];
-	int direct_cpu[SP_RT_DIRECT_MAX]; /* the CPU direct[i] last ran on */
 };
 extern SP_TLS struct sp_rt_thread sp_rt_self_state;
 

@@ -158,7 +158,6 @@ void sp_wk_direct_begin(void)
 	self->direct_on = 1;
 	self->direct_n = 0;
 	self->direct_same = 0;
-	self->direct_crowd = 0;
 	self->direct_raise = 0;
 	/* Observe mode changes nobody; a real-time waiter (raised already,
 	 * holding a lock its last wait took) is left alone. */

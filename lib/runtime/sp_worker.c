@@ -216,10 +216,6 @@ int sp_wk_fast_track(void *ctx, sp_tid_t tid)
 		if (there >= 0 && here >= 0 && (there != here || self->direct_raise)) {
 			if (there == here)
 				self->direct_same |= 1u << self->direct_n;
-			for (int i = 0; i < self->direct_n && there != here; i++)
-				if (self->direct_cpu[i] == there)
-					self->direct_crowd = 1;
-			self->direct_cpu[self->direct_n] = there;
 			self->direct[self->direct_n++] = tid;
 			return 0;
 		}
