@@ -260,8 +260,8 @@ static void test_worker_boosts_then_nothing_stays_boosted(void **state)
 	run_holder(&h);
 	assert_true(h.boosted);
 	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
-	/* the waiter is never fast-tracked; raised above a holder on its own
-	 * CPU while it sleeps (sp_wk_direct_end), it gets its own back */
+	/* the waiter is never fast-tracked; raised to the holder's priority
+	 * while it waits (sp_waiter.c), it gets its own back */
 	assert_true(h.waiter_policy_during == (int)self_before.sched_policy ||
 		    h.waiter_policy_during == SCHED_FIFO);
 	assert_true(sp_sched_attr_same(&h.after, &h.before));
@@ -429,7 +429,7 @@ static bool custom_slices(void)
 	return ok;
 }
 
-/* A critical thread waits with a 100 us slice (sp_worker.c says why) and
+/* A critical thread waits with a 100 us slice (sp_waiter.c says why) and
  * has its own back when the wait ends. Nice mode: the waiter is never
  * raised there, so the holder sees its fair-class attributes. */
 static void test_critical_wait_has_a_short_slice(void **state)
