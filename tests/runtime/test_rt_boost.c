@@ -594,6 +594,7 @@ struct queued {
 	pid_t reader;
 	int spinning, stop, seen;
 	int spin_cpu;
+	int boosted_after;  /* the core's word on the reader once its rdlock returned */
 };
 
 static void pin(int cpu)
@@ -613,6 +614,8 @@ static void *queued_reader_main(void *arg)
 	sp_test_set_nice(19);
 	__atomic_store_n(&q->reader, sp_test_gettid(), __ATOMIC_RELEASE);
 	assert_int_equal(sp_rwlock_rdlock(&q->rw), 0); /* queued behind the writer */
+	/* The critical writer still waits for us: still boosted? */
+	q->boosted_after = sp_task_boosted(sp_runtime_core(), (sp_tid_t)sp_test_gettid());
 	assert_int_equal(sp_rwlock_unlock(&q->rw), 0);
 	return NULL;
 }
@@ -677,6 +680,7 @@ static void test_queued_reader_handed_the_lock_is_found(void **state)
 	pthread_join(rd, NULL);
 	assert_int_equal(sched_setaffinity(0, sizeof(cpus), &cpus), 0);
 	assert_true(q.seen);
+	assert_int_equal(q.boosted_after, 1);
 	assert_int_equal(sp_tid_fast_tracked((sp_tid_t)q.reader), 0);
 	assert_int_equal(sp_rwlock_destroy(&q.rw), 0);
 }
