@@ -198,9 +198,10 @@ static void sp_act_log(const char *what, uint64_t t, sp_tid_t tid, const struct 
 	if (sp_act.log_fd < 0)
 		return;
 	n = snprintf(line, sizeof(line),
-		     "%s t=%llu pid=%d tid=%llu policy=%u prio=%u nice=%d rc=%d\n", what,
+		     "%s t=%llu pid=%d tid=%llu policy=%u prio=%u nice=%d rc=%d by=%llu\n", what,
 		     (unsigned long long)t, (int)getpid(), (unsigned long long)tid,
-		     a->sched_policy, a->sched_priority, a->sched_nice, rc);
+		     a->sched_policy, a->sched_priority, a->sched_nice, rc,
+		     (unsigned long long)sp_rt_self_state.tid);
 	if (n > 0 && write(sp_act.log_fd, line, (size_t)n) < 0)
 		return;
 }

@@ -476,6 +476,42 @@ static void test_word_wait_acquire_yields_to_next_word(void **state)
 	teardown(core);
 }
 
+/*
+ * Two readers queued behind a writer's hold are handed the read side
+ * asleep; the critical writer's next wait has both reported by its scan.
+ * The first to wake ends its own wait; the other, still in its section as
+ * far as anyone knows, must stay boosted. A queued reader that holds the
+ * lock it waits for waits for nothing through it, so no grant may be
+ * made on its behalf (it would end with its wait).
+ */
+static void test_handed_reader_keeps_boost_when_another_wakes(void **state)
+{
+	struct sp_core *core = setup(NULL);
+
+	(void)state;
+	sp_lock_acquired(core, A, L1, SP_HOLD_EXCL);
+	sp_lock_blocked(core, B, L1, SP_HOLD_SHARED);  /* queued behind A */
+	sp_lock_blocked(core, C, L1, SP_HOLD_SHARED);
+	sp_lock_released(core, A, L1, SP_HOLD_EXCL);   /* both handed the read side */
+	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);    /* the writer's next wait */
+	sp_lock_acquired(core, C, L1, SP_HOLD_SHARED); /* its scan reports them */
+	sp_lock_acquired(core, B, L1, SP_HOLD_SHARED);
+	sp_assert_boosted(&host, B);
+	sp_assert_boosted(&host, C);
+	sp_lock_unblocked(core, C, L1, false); /* C wakes first (the scan told its hold) */
+	sp_assert_boosted(&host, B);
+	sp_assert_boosted(&host, C);
+	sp_lock_unblocked(core, B, L1, false);
+	sp_assert_boosted(&host, B);
+	sp_lock_released(core, C, L1, SP_HOLD_SHARED);
+	sp_lock_released(core, B, L1, SP_HOLD_SHARED);
+	sp_assert_not_boosted(&host, B);
+	sp_assert_not_boosted(&host, C);
+	sp_lock_unblocked(core, W, L1, true);
+	sp_lock_released(core, W, L1, SP_HOLD_EXCL);
+	teardown(core);
+}
+
 /* A kernel mutex handoff names the waiter as owner before it wakes: the
  * walk boosts it, and it is no deadlock. */
 static void test_handoff_owner_still_waiting_is_no_cycle(void **state)
@@ -894,6 +930,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_owner_boosted_until_release),
+		cmocka_unit_test(test_handed_reader_keeps_boost_when_another_wakes),
 		cmocka_unit_test(test_restore_when_waiter_gives_up),
 		cmocka_unit_test(test_normal_waiter_boosts_nobody),
 		cmocka_unit_test(test_two_waiters_one_boost),
