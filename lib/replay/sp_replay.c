@@ -1174,26 +1174,41 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
  * lock for its 503 us), in the fair class under any policy: nice 19, 72
  * ms of virtual time it was then behind when glibc's wake-one handed it
  * the lock, and it waited 60-110 ms for its CPU behind a nice 0 hog. Only
- * a run of CPU with nothing else in it, at least 3/4 of a section. Returns
- * the new count of @v. */
-static size_t back_to_back(struct sp_replay *r, const struct th *t, int32_t lock, uint8_t hold,
-			   uint64_t len, size_t from, size_t at, uint64_t off, struct ins *v,
-			   size_t n, size_t cap, uint32_t *seq)
+ * a run of CPU with nothing else in it, at least 3/4 of a section.
+ * The same for the kernel's locks (a kernel mutex, either side of an
+ * rwsem): superpass.ko's QEMU holders run 64 KiB pwrite()s or madvise()s
+ * back to back, each one section, and a starved one's 8 ms of CPU between
+ * two releases it shows was a thousand 7 us sections of f_pos_lock;
+ * not glibc rwlocks, whose readers' bursts infer_readers places. The
+ * placements grow *@vp (one pair per section). Returns 0, or -1 on no
+ * memory. */
+static int back_to_back(struct sp_replay *r, const struct th *t, int32_t lock, uint8_t hold,
+			uint64_t len, size_t from, size_t at, uint64_t off, struct ins **vp,
+			size_t *np, size_t *capp, uint32_t *seq)
 {
+	uint8_t kind = r->lk[lock].kind;
 	uint64_t cpu = off, m;
 
-	if (t->critical || r->lk[lock].kind != SP_SIM_UMUTEX || at < from)
-		return n;
+	if (t->critical || at < from ||
+	    (kind != SP_SIM_UMUTEX && kind != SP_SIM_KMUTEX && kind != SP_SIM_RWSEM))
+		return 0;
 	for (size_t k = from; k < at; k++) {
 		if (t->it[k].type != IT_CPU)
-			return n;
+			return 0;
 		cpu += t->it[k].ns;
 	}
 	if (t->it[at].type != IT_CPU || cpu * 4 < len * 3)
-		return n;
+		return 0;
 	m = (cpu + len / 2) / len; /* >= 1: cpu is at least 3/4 of len */
-	if (n + 2 * m + 2 > cap)
-		return n;
+	if (*np + 2 * m + 2 > *capp) {
+		size_t cap = *np + 2 * m + 2 + *capp;
+		struct ins *nv = realloc(*vp, cap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		*vp = nv;
+		*capp = cap;
+	}
 	for (uint64_t k = 0; k < m; k++) {
 		size_t a0 = from, a1 = at;
 		uint64_t o0 = 0, o1 = off;
@@ -1202,13 +1217,13 @@ static size_t back_to_back(struct sp_replay *r, const struct th *t, int32_t lock
 			fwd_cpu(t, from - 1, at + 1, cpu * k / m, &a0, &o0);
 		if (k + 1 < m)
 			fwd_cpu(t, from - 1, at + 1, cpu * (k + 1) / m, &a1, &o1);
-		v[n++] = (struct ins){ .at = a0, .off = o0, .seq = UINT32_MAX / 2 + 1,
-				       .type = OP_LOCK, .hold = hold, .lock = lock };
-		v[n++] = (struct ins){ .at = a1, .off = o1, .seq = (*seq)++ & 0xffff,
-				       .type = OP_UNLOCK, .hold = hold, .lock = lock };
+		(*vp)[(*np)++] = (struct ins){ .at = a0, .off = o0, .seq = UINT32_MAX / 2 + 1,
+					       .type = OP_LOCK, .hold = hold, .lock = lock };
+		(*vp)[(*np)++] = (struct ins){ .at = a1, .off = o1, .seq = (*seq)++ & 0xffff,
+					       .type = OP_UNLOCK, .hold = hold, .lock = lock };
 		r->c.inferred++;
 	}
-	return n;
+	return 0;
 }
 
 /* @t's critical sections of the real locks, as lock/unlock placements. A
@@ -1321,8 +1336,10 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 		}
 		if (!j && !len)
 			at = 0;
-		if (len)
-			n = back_to_back(r, t, it->lock, hold, len, j, at, off, v, n, cap, &seq);
+		if (len && back_to_back(r, t, it->lock, hold, len, j, at, off, &v, &n, &cap, &seq)) {
+			free(v);
+			return -1;
+		}
 		v[n++] = (struct ins){ .at = at, .off = off,
 				       .seq = UINT32_MAX / 2 + 1 + (uint32_t)(t->n - e),
 				       .type = OP_LOCK, .hold = hold, .lock = it->lock };
