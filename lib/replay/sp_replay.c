@@ -87,6 +87,9 @@ struct sp_replay {
 	struct sp_replay_counts c;
 	struct sp_hist hist;
 	uint64_t frames, janky;
+	/* the critical threads' lock waits replayed, on kernel locks and on
+	 * futexes: who applies their fast tracks (sp_waiter_boost) */
+	uint64_t crit_kwaits, crit_fwaits;
 	int32_t cur[64];      /* the thread each CPU runs, as far as seen */
 	char *json;
 	size_t jlen, jcap;
@@ -725,8 +728,15 @@ static void mark_tokens(struct sp_replay *r, const struct th *t)
 			continue;
 		}
 		r->tk[it->tok - 1].used = true;
-		if (t->critical)
+		if (t->critical) {
+			uint8_t kind = r->lk[it->lock].kind;
+
 			sp_hist_record(&r->hist, it->end - r->tk[it->tok - 1].req);
+			if (kind == SP_SIM_KMUTEX || kind == SP_SIM_RWSEM)
+				r->crit_kwaits++;
+			else
+				r->crit_fwaits++;
+		}
 		r->c.waits++;
 	}
 }
@@ -2103,11 +2113,16 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 	      "\t\t\"sp_duration_ms\": %llu,\n"
 	      "\t\t\"sp_base_slice_us\": %llu,\n\t\t\"sp_sched_model\": \"%s\",\n"
 	      /* the runtime the traces record: a critical waiter applies its
-	       * fast tracks itself (fa0d86e) */
-	      "\t\t\"sp_waiter_boost\": true",
+	       * fast tracks itself (fa0d86e); but a trace whose critical waits
+	       * are all on kernel locks is superpass.ko's case, whose probes
+	       * only queue the fast track for its worker kthread (sp_kmod_act.c:
+	       * sched_setattr_nocheck may sleep), as the simulator's worker
+	       * does it */
+	      "\t\t\"sp_waiter_boost\": %s",
 	   (unsigned long long)((r->c.end_ns - r->first) / 1000000000ull + 1), r->c.cpus,
 	   (unsigned long long)((r->c.end_ns - r->first + 999999) / 1000000 ?: 1),
-	   (unsigned long long)(r->c.slice_ns / 1000), r->o.classic ? "classic" : "linux");
+	   (unsigned long long)(r->c.slice_ns / 1000), r->o.classic ? "classic" : "linux",
+	   r->crit_kwaits && !r->crit_fwaits ? "false" : "true");
 	{
 		bool any = false;
 		char ln[48];
