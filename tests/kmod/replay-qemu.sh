@@ -4,7 +4,7 @@
 # Replays the base runs that `run-qemu-test.sh --record-base DIR` recorded
 # and sets the prediction beside the module run of the same boot:
 #
-#   tests/kmod/replay-qemu.sh [--superpass BIN] [-- REPLAY-OPTIONS] DIR...
+#   tests/kmod/replay-qemu.sh [--superpass BIN] DIR... [-- REPLAY-OPTIONS]
 #
 # For each DIR/base-SCENARIO.trace: `superpass replay TRACE --critical
 # sp-crit -p none,superpass --json ...` (plus REPLAY-OPTIONS), then one line
@@ -30,21 +30,22 @@ DIRS=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--superpass) SP=$2; shift 2 ;;
-	--) shift; while [ $# -gt 0 ] && [ -d "$1" ] && [ -e "$1/figures.tsv" ]; do DIRS+=("$1"); shift; done
-	    ROPTS+=("$@"); break ;;
-	-h | --help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--) shift; ROPTS+=("$@"); break ;;
+	-h | --help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) DIRS+=("$1"); shift ;;
 	esac
 done
 [ ${#DIRS[@]} -gt 0 ] || { echo "usage: $0 [--superpass BIN] DIR... [-- REPLAY-OPTIONS]" >&2; exit 2; }
 [ -x "$SP" ] || { echo "$0: no superpass command at $SP (--superpass BIN)" >&2; exit 2; }
 command -v jq >/dev/null || { echo "$0: jq is needed" >&2; exit 2; }
+for d in "${DIRS[@]}"; do
+	[ -r "$d/figures.tsv" ] || { echo "$0: $d has no figures.tsv (run-qemu-test.sh --record-base $d)" >&2; exit 2; }
+done
 
 printf "dir\tkernel\tscenario\ttraced_ops\ttraced_op_p50\ttraced_op_p999\ttrace_blk\ttrace_p50\ttrace_p999"
 printf "\tnone_blk\tnone_p50\tnone_p999\tsp_blk\tsp_p50\tsp_p999"
 printf "\tmodule_ops\tmodule_op_p50\tmodule_op_p999\tmodule_blk\tmodule_blk_p50\tmodule_blk_p999\tsp_over_module_op_p999\n"
 for d in "${DIRS[@]}"; do
-	[ -r "$d/figures.tsv" ] || { echo "$0: $d has no figures.tsv (run-qemu-test.sh --record-base $d)" >&2; exit 2; }
 	for tr in "$d"/base-*.trace; do
 		[ -e "$tr" ] || continue
 		sc=${tr##*/base-}; sc=${sc%.trace}
