@@ -252,6 +252,8 @@ static void test_dependency_not_gap(void **state)
 	sp_replay_trace_figures(r1, &tf);
 	assert_int_equal(tf.blockings, 1);
 	assert_int_equal(tf.max, 9 * MS + 10000);
+	/* a futex wait: the runtime's critical waiter applies its fast tracks */
+	assert_non_null(strstr(sp_replay_json(r1), "\"sp_waiter_boost\": true"));
 	run(sp_replay_workload(r1), SP_SIM_POL_NONE, 0, &one);
 	run(sp_replay_workload(r2), SP_SIM_POL_NONE, 0, &two);
 	run(sp_replay_workload(r1), SP_SIM_POL_SUPERPASS, 0, &sp);
@@ -325,6 +327,9 @@ static void test_kernel_locks(void **state)
 	assert_non_null(strstr(j, "\"kmutex-ffff888000001000\": \"kmutex\""));
 	assert_non_null(strstr(j, "\"sp_rdlock"));
 	assert_non_null(strstr(j, "\"sp_wrlock"));
+	/* only kernel locks waited for: superpass.ko's worker applies every
+	 * fast track, not the waiter (the runtime's sp_waiter_boost) */
+	assert_non_null(strstr(j, "\"sp_waiter_boost\": false"));
 	assert_true(sp_sim_workload_has_rw(sp_replay_workload(r)));
 	sp_replay_free(r);
 }
