@@ -69,7 +69,6 @@ record_out() {
 		sleep 1
 	done
 	[ -n "$d" ] || { check record_disk 0 "no virtio disk (/dev/vda) for the traces"; return 0; }
-	# The guest's console lines of the traced runs too, for the host's table.
 	(cd /tmp && tar -cf $d rec) && sync && ok=1 || ok=0
 	check record_disk $ok "$d $(du -sk /tmp/rec | cut -f1) KiB"
 }

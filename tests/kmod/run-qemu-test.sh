@@ -159,8 +159,8 @@ if [ -n "$RECORD_DIR" ]; then
 	mkdir -p "$RECORD_DIR" || die "--record-base: cannot create $RECORD_DIR"
 	RECORD_DIR=$(cd "$RECORD_DIR" && pwd)
 	# no_hash_pointers: lock:contention_* print the lock's address with %p,
-	# which is "(____ptrval____)" until the guest's RNG is ready (it was,
-	# in a whole 6.12 boot under TCG); the replay keys locks by address.
+	# which is "(____ptrval____)" until the guest's RNG is ready (it stayed
+	# so through a whole 6.12 boot under TCG); the replay keys locks by it.
 	EXTRA_APPEND="$EXTRA_APPEND sp_record=1 no_hash_pointers"
 fi
 command -v "${QEMU[0]}" >/dev/null || skip "${QEMU[0]} missing (tests/setup-debian.sh: qemu-system-x86, qemu-system-arm)"
@@ -220,7 +220,7 @@ chmod +x "$WORK/root/init"
 # --record-base: the virtio disk's driver, with what it and virtio_pci need
 # when they are modules (Debian: virtio_blk always, virtio/virtio_pci on
 # 6.1), dependencies first, from modules.dep; decompressed here (6.12's are
-# .ko.xz, which busybox insmod does not read).
+# .ko.xz), so that the guest's busybox insmod gets plain .ko files.
 if [ -n "$RECORD_DIR" ]; then
 	mdir=/lib/modules/$KVER
 	mods_order=()
