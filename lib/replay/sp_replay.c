@@ -87,6 +87,9 @@ struct sp_replay {
 	struct sp_replay_counts c;
 	struct sp_hist hist;
 	uint64_t frames, janky;
+	/* the critical threads' lock waits replayed, on kernel locks and on
+	 * futexes: who applies their fast tracks (sp_waiter_boost) */
+	uint64_t crit_kwaits, crit_fwaits;
 	int32_t cur[64];      /* the thread each CPU runs, as far as seen */
 	char *json;
 	size_t jlen, jcap;
@@ -725,8 +728,15 @@ static void mark_tokens(struct sp_replay *r, const struct th *t)
 			continue;
 		}
 		r->tk[it->tok - 1].used = true;
-		if (t->critical)
+		if (t->critical) {
+			uint8_t kind = r->lk[it->lock].kind;
+
 			sp_hist_record(&r->hist, it->end - r->tk[it->tok - 1].req);
+			if (kind == SP_SIM_KMUTEX || kind == SP_SIM_RWSEM)
+				r->crit_kwaits++;
+			else
+				r->crit_fwaits++;
+		}
 		r->c.waits++;
 	}
 }
@@ -1174,26 +1184,41 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
  * lock for its 503 us), in the fair class under any policy: nice 19, 72
  * ms of virtual time it was then behind when glibc's wake-one handed it
  * the lock, and it waited 60-110 ms for its CPU behind a nice 0 hog. Only
- * a run of CPU with nothing else in it, at least 3/4 of a section. Returns
- * the new count of @v. */
-static size_t back_to_back(struct sp_replay *r, const struct th *t, int32_t lock, uint8_t hold,
-			   uint64_t len, size_t from, size_t at, uint64_t off, struct ins *v,
-			   size_t n, size_t cap, uint32_t *seq)
+ * a run of CPU with nothing else in it, at least 3/4 of a section.
+ * The same for the kernel's locks (a kernel mutex, either side of an
+ * rwsem): superpass.ko's QEMU holders run 64 KiB pwrite()s or madvise()s
+ * back to back, each one section, and a starved one's 8 ms of CPU between
+ * two releases it shows was a thousand 7 us sections of f_pos_lock;
+ * not glibc rwlocks, whose readers' bursts infer_readers places. The
+ * placements grow *@vp (one pair per section). Returns 0, or -1 on no
+ * memory. */
+static int back_to_back(struct sp_replay *r, const struct th *t, int32_t lock, uint8_t hold,
+			uint64_t len, size_t from, size_t at, uint64_t off, struct ins **vp,
+			size_t *np, size_t *capp, uint32_t *seq)
 {
+	uint8_t kind = r->lk[lock].kind;
 	uint64_t cpu = off, m;
 
-	if (t->critical || r->lk[lock].kind != SP_SIM_UMUTEX || at < from)
-		return n;
+	if (t->critical || at < from ||
+	    (kind != SP_SIM_UMUTEX && kind != SP_SIM_KMUTEX && kind != SP_SIM_RWSEM))
+		return 0;
 	for (size_t k = from; k < at; k++) {
 		if (t->it[k].type != IT_CPU)
-			return n;
+			return 0;
 		cpu += t->it[k].ns;
 	}
 	if (t->it[at].type != IT_CPU || cpu * 4 < len * 3)
-		return n;
+		return 0;
 	m = (cpu + len / 2) / len; /* >= 1: cpu is at least 3/4 of len */
-	if (n + 2 * m + 2 > cap)
-		return n;
+	if (*np + 2 * m + 2 > *capp) {
+		size_t cap = *np + 2 * m + 2 + *capp;
+		struct ins *nv = realloc(*vp, cap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		*vp = nv;
+		*capp = cap;
+	}
 	for (uint64_t k = 0; k < m; k++) {
 		size_t a0 = from, a1 = at;
 		uint64_t o0 = 0, o1 = off;
@@ -1202,13 +1227,13 @@ static size_t back_to_back(struct sp_replay *r, const struct th *t, int32_t lock
 			fwd_cpu(t, from - 1, at + 1, cpu * k / m, &a0, &o0);
 		if (k + 1 < m)
 			fwd_cpu(t, from - 1, at + 1, cpu * (k + 1) / m, &a1, &o1);
-		v[n++] = (struct ins){ .at = a0, .off = o0, .seq = UINT32_MAX / 2 + 1,
-				       .type = OP_LOCK, .hold = hold, .lock = lock };
-		v[n++] = (struct ins){ .at = a1, .off = o1, .seq = (*seq)++ & 0xffff,
-				       .type = OP_UNLOCK, .hold = hold, .lock = lock };
+		(*vp)[(*np)++] = (struct ins){ .at = a0, .off = o0, .seq = UINT32_MAX / 2 + 1,
+					       .type = OP_LOCK, .hold = hold, .lock = lock };
+		(*vp)[(*np)++] = (struct ins){ .at = a1, .off = o1, .seq = (*seq)++ & 0xffff,
+					       .type = OP_UNLOCK, .hold = hold, .lock = lock };
 		r->c.inferred++;
 	}
-	return n;
+	return 0;
 }
 
 /* @t's critical sections of the real locks, as lock/unlock placements. A
@@ -1321,8 +1346,10 @@ static ssize_t place_holds(struct sp_replay *r, const struct th *t, const int8_t
 		}
 		if (!j && !len)
 			at = 0;
-		if (len)
-			n = back_to_back(r, t, it->lock, hold, len, j, at, off, v, n, cap, &seq);
+		if (len && back_to_back(r, t, it->lock, hold, len, j, at, off, &v, &n, &cap, &seq)) {
+			free(v);
+			return -1;
+		}
 		v[n++] = (struct ins){ .at = at, .off = off,
 				       .seq = UINT32_MAX / 2 + 1 + (uint32_t)(t->n - e),
 				       .type = OP_LOCK, .hold = hold, .lock = it->lock };
@@ -1824,6 +1851,29 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
  * more of what it did. A thread that got the CPU it asked for (a fixed
  * amount of work, then its exit) keeps one pass.
  */
+/* A critical thread that is not a frame loop but a loop all the same:
+ * it slept between its lock waits (an operation, a relative sleep, the
+ * next: superpass.ko's QEMU workload, whose 2 ms nanosleep() ends 2.9-3.7
+ * ms later on 6.1, on no grid) until the trace's end or its exit. Its
+ * program is the operations the trace saw it do; it loops on to the end
+ * of the replay as a frame loop does, since a policy that makes its waits
+ * shorter would see it do more of them in that time, not stop once the
+ * traced ones are done (6.1's inode trace: eleven waits of 0.4-1.1 s in
+ * 6.6 s; replayed once, the eleven operations took 40 ms, before the
+ * replayed holders got to their first section, and none waited). */
+static bool sleep_loop(const struct th *t)
+{
+	unsigned sleeps = 0, waits = 0;
+
+	if (!t->critical || t->last_ts - t->first_ts < 100 * 1000000ull)
+		return false;
+	for (size_t i = 0; i < t->n; i++) {
+		sleeps += t->it[i].type == IT_SLEEP;
+		waits += t->it[i].type == IT_WAIT;
+	}
+	return sleeps >= 2 && waits >= 1;
+}
+
 static bool starved(const struct sp_replay *r, const struct th *t)
 {
 	uint64_t life = (t->exited ? t->last_ts : r->last) - t->first_ts, off = t->cpu_total;
@@ -2034,11 +2084,11 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		if (t->critical) {
 			uint64_t end = t->exited ? t->last_ts : r->last;
 
-			crit_loops &= period != 0;
+			crit_loops &= period != 0 || sleep_loop(t);
 			crit_end = end > crit_end ? end : crit_end;
 		}
 		{
-			bool loop = (t->critical && period) || starved(r, t);
+			bool loop = (t->critical && (period || sleep_loop(t))) || starved(r, t);
 
 			r->c.looped += loop && !t->critical;
 			if (!p.nomem)
@@ -2063,11 +2113,16 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 	      "\t\t\"sp_duration_ms\": %llu,\n"
 	      "\t\t\"sp_base_slice_us\": %llu,\n\t\t\"sp_sched_model\": \"%s\",\n"
 	      /* the runtime the traces record: a critical waiter applies its
-	       * fast tracks itself (fa0d86e) */
-	      "\t\t\"sp_waiter_boost\": true",
+	       * fast tracks itself (fa0d86e); but a trace whose critical waits
+	       * are all on kernel locks is superpass.ko's case, whose probes
+	       * only queue the fast track for its worker kthread (sp_kmod_act.c:
+	       * sched_setattr_nocheck may sleep), as the simulator's worker
+	       * does it */
+	      "\t\t\"sp_waiter_boost\": %s",
 	   (unsigned long long)((r->c.end_ns - r->first) / 1000000000ull + 1), r->c.cpus,
 	   (unsigned long long)((r->c.end_ns - r->first + 999999) / 1000000 ?: 1),
-	   (unsigned long long)(r->c.slice_ns / 1000), r->o.classic ? "classic" : "linux");
+	   (unsigned long long)(r->c.slice_ns / 1000), r->o.classic ? "classic" : "linux",
+	   r->crit_kwaits && !r->crit_fwaits ? "false" : "true");
 	{
 		bool any = false;
 		char ln[48];

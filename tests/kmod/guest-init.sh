@@ -39,6 +39,39 @@ if [ -n "$TRACE" ]; then
 		echo "p:sp_$f $f" >> $T/kprobe_events 2>/dev/null && echo 1 > $T/events/kprobes/sp_$f/enable
 	done
 fi
+# sp_record=1 (run-qemu-test.sh --record-base DIR): after each scenario's
+# base run, a second base run ("traced") under `superpass record` (the
+# host's command: mono clock, sched_switch/waking/wakeup_new/fork/exit,
+# task_rename, futex and lock:contention_begin/end, streamed from
+# trace_pipe into a tmpfs file, so no buffer has to hold the whole run).
+# At the end the traces go, as one tar, to the first virtio disk: the host
+# reads them unmangled there, not through the console.
+RECORD=$(sed -n 's/.*sp_record=\([0-9]*\).*/\1/p' /proc/cmdline)
+if [ -n "$RECORD" ]; then
+	mkdir -p /tmp/rec
+	# virtio_blk and what it needs (run-qemu-test.sh copies them, in
+	# load order, when the kernel has them as modules).
+	[ -r /mods/order ] && while read -r m; do insmod /mods/$m 2>/dev/null; done < /mods/order
+fi
+record_base() { # scenario
+	[ -n "$RECORD" ] || return 0
+	echo "SPT phase $1 traced"
+	/usr/bin/superpass record -q -o /tmp/rec/base-$1.trace -- /spw --scenario $1 --seconds $SECS |
+		sed "s/^/SPT $1 traced /"
+	echo "SPT $1 traced_bytes $(wc -c < /tmp/rec/base-$1.trace)"
+}
+record_out() {
+	[ -n "$RECORD" ] || return 0
+	d=""
+	for i in 1 2 3 4 5; do
+		for c in /dev/vda /dev/vdb; do [ -b $c ] && { d=$c; break; }; done
+		[ -n "$d" ] && break
+		sleep 1
+	done
+	[ -n "$d" ] || { check record_disk 0 "no virtio disk (/dev/vda) for the traces"; return 0; }
+	(cd /tmp && tar -cf $d rec) && sync && ok=1 || ok=0
+	check record_disk $ok "$d $(du -sk /tmp/rec | cut -f1) KiB"
+}
 trace_args() { [ -n "$TRACE" ] && { echo > $T/trace; echo 1 > $T/tracing_on; echo "--trace-long $TRACE"; }; }
 # The trace from 500 ms before the long operation to its end.
 trace_dump() { # scenario
@@ -93,6 +126,7 @@ check pcost_rmmod $ok ""
 for sc in $SCENS; do
 	echo "SPT phase $sc base"
 	/spw --scenario $sc --seconds $SECS | sed "s/^/SPT $sc base /"
+	record_base $sc
 	echo "SPT phase $sc module"
 	from=$(( $(dmesg | wc -l) + 1 ))
 	if insmod /superpass.ko log_boosts=200 ${TRACE:+log_waits_ms=$TRACE}; then ok=1; else ok=0; fi
@@ -115,6 +149,8 @@ for sc in $SCENS; do
 	dmesg | sed -n "$from,\$p" | grep -q "critical: expected TID" && ok=1 || ok=0
 	check "${sc}_bad_input_logged" $ok ""
 done
+# The traces out now: what follows cannot lose them.
+record_out
 # Load, mark every thread of a running inversion, unload: three times, under
 # load. Afterwards no thread of it may be left in SCHED_FIFO (policy 1 in
 # field 41 of /proc/PID/task/TID/stat).

@@ -8,7 +8,7 @@
 #   tests/kmod/run-qemu-test.sh [--kernel SERIES|RELEASE] [--arch amd64|arm64]
 #                               [--workdir DIR] [--seconds N] [--timeout S]
 #                               [--superpass BIN] [--scenarios "A B"]
-#                               [--trace-long MS]
+#                               [--trace-long MS] [--record-base DIR]
 #
 # --scenarios: run only those (inode, mmap|populate, fpos; a debugging aid:
 # the checks of the others then fail). --trace-long MS: the module runs
@@ -16,6 +16,18 @@
 # and the trace of the first critical operation over MS ms goes to
 # WORKDIR/trace-SCENARIO.txt (tracing slows the guest: figures of such a
 # run are not comparable).
+#
+# --record-base DIR: for `superpass replay` (README, "What-if replay"). Each
+# scenario's base run (no module) is followed by a second, traced one: the
+# whole run under `superpass record` in the guest (mono clock, the
+# scheduler, futex and lock-contention events; streamed to a file, so no
+# ring buffer has to hold it). The traces leave the guest as a tar on a
+# virtio disk (WORKDIR/record.img; virtio_blk and its dependencies are
+# copied from /lib/modules/RELEASE when they are modules), not through the
+# console. DIR gets base-SCENARIO.trace, figures.tsv (per scenario and run
+# - base, traced, module - ops, P50, P99.9 and max of the critical thread's
+# operations in us) and the console log. amd64 only. The boot takes a few
+# s longer per scenario: give --timeout 420 or more.
 #
 # --superpass: the `superpass` command the guest uses (`superpass kmod`;
 # ctest passes the one it built); default build/tools/superpass. It is
@@ -50,6 +62,7 @@ ARCH=amd64
 SPBIN=""
 SCEN_ONLY=""
 TRACE_MS=""
+RECORD_DIR=""
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -61,7 +74,8 @@ while [ $# -gt 0 ]; do
 	--arch) ARCH=$2; shift 2 ;;
 	--scenarios) SCEN_ONLY=$2; shift 2 ;;
 	--trace-long) TRACE_MS=$2; shift 2 ;;
-	*) echo "usage: $0 [--kernel SERIES|RELEASE] [--arch amd64|arm64] [--workdir DIR] [--seconds N] [--timeout S] [--superpass BIN] [--scenarios \"A B\"] [--trace-long MS]" >&2; exit 2 ;;
+	--record-base) RECORD_DIR=$2; shift 2 ;;
+	*) echo "usage: $0 [--kernel SERIES|RELEASE] [--arch amd64|arm64] [--workdir DIR] [--seconds N] [--timeout S] [--superpass BIN] [--scenarios \"A B\"] [--trace-long MS] [--record-base DIR]" >&2; exit 2 ;;
 	esac
 done
 
@@ -139,6 +153,16 @@ SCENARIOS=${SCEN_ONLY:-inode $MMSC fpos}
 EXTRA_APPEND=""
 [ -n "$SCEN_ONLY" ] && EXTRA_APPEND="$EXTRA_APPEND sp_scen=$(echo $SCEN_ONLY | tr ' ' ,)"
 [ -n "$TRACE_MS" ] && EXTRA_APPEND="$EXTRA_APPEND sp_trace=$TRACE_MS"
+DRIVE=()
+if [ -n "$RECORD_DIR" ]; then
+	[ "$ARCH" = amd64 ] || die "--record-base: amd64 only (the arm64 guest's virtio modules are not unpacked)"
+	mkdir -p "$RECORD_DIR" || die "--record-base: cannot create $RECORD_DIR"
+	RECORD_DIR=$(cd "$RECORD_DIR" && pwd)
+	# no_hash_pointers: lock:contention_* print the lock's address with %p,
+	# which is "(____ptrval____)" until the guest's RNG is ready (it stayed
+	# so through a whole 6.12 boot under TCG); the replay keys locks by it.
+	EXTRA_APPEND="$EXTRA_APPEND sp_record=1 no_hash_pointers"
+fi
 command -v "${QEMU[0]}" >/dev/null || skip "${QEMU[0]} missing (tests/setup-debian.sh: qemu-system-x86, qemu-system-arm)"
 command -v "$CC" >/dev/null || skip "$CC missing (tests/setup-debian.sh)"
 # busybox-static: the plain busybox package is dynamically linked.
@@ -193,6 +217,43 @@ chmod +x "$WORK/root/init"
 # The guest tells from the kernel's config which checks mean something
 # (lockdep); Debian's kernel has no /proc/config.gz.
 [ -r "$BOOT/config-$KVER" ] && cp "$BOOT/config-$KVER" "$WORK/root/kconfig"
+# --record-base: the virtio disk's driver, with what it and virtio_pci need
+# when they are modules (Debian: virtio_blk always, virtio/virtio_pci on
+# 6.1), dependencies first, from modules.dep; decompressed here (6.12's are
+# .ko.xz), so that the guest's busybox insmod gets plain .ko files.
+if [ -n "$RECORD_DIR" ]; then
+	mdir=/lib/modules/$KVER
+	mods_order=()
+	mod_add() { # path relative to $mdir
+		local m=$1 d
+		for d in "${mods_order[@]}"; do [ "$d" = "$m" ] && return 0; done
+		for d in $(sed -n "s|^$m:||p" "$mdir/modules.dep"); do mod_add "$d"; done
+		mods_order+=("$m")
+	}
+	if ! grep -q "^CONFIG_VIRTIO_BLK=y" "$BOOT/config-$KVER" 2>/dev/null; then
+		[ -r "$mdir/modules.dep" ] || die "--record-base: no $mdir/modules.dep for virtio_blk (install linux-image-$KVER)"
+		for want in virtio_pci virtio_blk; do
+			m=$(grep -oE "^[^:]*/$want\.ko(\.xz|\.zst|\.gz)?:" "$mdir/modules.dep" | tr -d :) || true
+			[ -n "$m" ] && mod_add "$m"
+		done
+		mkdir -p "$WORK/root/mods"
+		for m in "${mods_order[@]}"; do
+			b=$(basename "$m"); b=${b%.xz}; b=${b%.zst}; b=${b%.gz}
+			case $m in
+			*.xz) xz -dc "$mdir/$m" ;;
+			*.zst) zstd -dc "$mdir/$m" ;;
+			*.gz) gzip -dc "$mdir/$m" ;;
+			*) cat "$mdir/$m" ;;
+			esac >"$WORK/root/mods/$b" || die "--record-base: cannot unpack $mdir/$m"
+			echo "$b" >>"$WORK/root/mods/order"
+		done
+		grep -q virtio_blk "$WORK/root/mods/order" 2>/dev/null || die "--record-base: no virtio_blk module for $KVER"
+	fi
+	# A sparse raw image; the guest writes one tar at its start.
+	rm -f "$WORK/record.img"
+	truncate -s 512M "$WORK/record.img"
+	DRIVE=(-drive "file=$WORK/record.img,format=raw,if=virtio")
+fi
 (cd "$WORK/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$WORK/initramfs.cpio.gz"
 
 # TCG by default: it works everywhere. KVM is opt-in (SP_QEMU_KVM=1) because a
@@ -215,7 +276,7 @@ set +e
 timeout --kill-after=10 "$TIMEOUT" "${QEMU[@]}" "${ACCEL[@]}" -smp 2 -m 1G \
 	-kernel "$BOOT/vmlinuz-$KVER" -initrd "$WORK/initramfs.cpio.gz" \
 	-append "console=$CONSOLE loglevel=4 panic=-1 oops=panic sp_seconds=$SECS sp_mm=$MMSC$EXTRA_APPEND" \
-	-nographic -no-reboot -monitor none -serial stdio -display none \
+	"${DRIVE[@]}" -nographic -no-reboot -monitor none -serial stdio -display none \
 	</dev/null >"$WORK/console.log" 2>&1
 rc=$?
 set -e
@@ -226,6 +287,26 @@ for sc in $SCENARIOS; do
 done
 [ $rc -ne 124 ] && [ $rc -ne 137 ] || { tail -40 "$WORK/console.txt"; die "guest timed out after ${TIMEOUT}s"; }
 grep -q "^SPT_DONE" "$WORK/spt.txt" || { tail -60 "$WORK/console.txt"; die "guest did not finish (qemu rc $rc)"; }
+
+# --record-base: the traces from the disk, and the critical thread's
+# figures of each scenario's runs beside them.
+if [ -n "$RECORD_DIR" ]; then
+	rm -rf "$WORK/rec"
+	tar -xf "$WORK/record.img" -C "$WORK" || die "--record-base: no tar on $WORK/record.img"
+	cp "$WORK"/rec/base-*.trace "$RECORD_DIR/" || die "--record-base: no trace on the disk"
+	cp "$WORK/console.txt" "$RECORD_DIR/console.txt"
+	{
+		printf "kernel\tscenario\trun\tops\tp50_us\tp999_us\tmax_us\tcrit_tid\n"
+		for sc in $SCENARIOS; do
+			for mode in base traced module; do
+				g() { sed -n "s/^SPT $sc $mode SPW $1 //p" "$WORK/spt.txt" | head -1; }
+				printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$KVER" $sc $mode "$(g ops)" "$(g p50_us)" \
+					"$(g p999_us)" "$(g max_us)" "$(g crit_tid)"
+			done
+		done
+	} >"$RECORD_DIR/figures.tsv"
+	echo "== recorded base runs in $RECORD_DIR: $(cd "$RECORD_DIR" && ls base-*.trace | tr '\n' ' ')"
+fi
 
 # Every field of struct sp_stats, from the one list (X(name, kind, help)).
 SP_STAT_NAMES=$(sed -n 's/^[[:space:]]*X(\([a-z_0-9]*\),.*/\1/p' "$ROOT/include/superpass/stats.h")
@@ -251,6 +332,7 @@ for c in pcost_insmod pcost_rmmod dmesg_clean load_readers_off config_reader_tra
 	sec_critical_shows_own_threads_only; do
 	want $c
 done
+[ -z "$RECORD_DIR" ] || want record_disk
 for sc in $SCENARIOS; do
 	for c in insmod selftest bad_input_rejected bad_input_logged unloaded; do want "${sc}_$c"; done
 	for c in mark_critical critical_dropped_on_exit restored_after_run rmmod_under_load restored_after_rmmod; do
@@ -322,7 +404,7 @@ echo "work/s: KiB written (inode, fpos), pages faulted (mmap) or pages populated
 printf "%-6s %-7s %7s %9s %11s %11s %11s %11s %11s\n" scen mode ops p50_us p99_us p99.9_us max_us \
 	hog_iter/s work/s
 for sc in $SCENARIOS; do
-	for mode in base idle module; do
+	for mode in base $([ -n "$RECORD_DIR" ] && echo traced) idle module; do
 		g() { sed -n "s/^SPT $sc $mode SPW $1 //p" "$WORK/spt.txt" | head -1; }
 		printf "%-6s %-7s %7s %9s %11s %11s %11s %11s %11s\n" $sc $mode "$(g ops)" "$(g p50_us)" \
 			"$(g p99_us)" "$(g p999_us)" "$(g max_us)" "$(g hog_iters_per_s)" "$(g holder_work_per_s)"

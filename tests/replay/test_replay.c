@@ -252,6 +252,8 @@ static void test_dependency_not_gap(void **state)
 	sp_replay_trace_figures(r1, &tf);
 	assert_int_equal(tf.blockings, 1);
 	assert_int_equal(tf.max, 9 * MS + 10000);
+	/* a futex wait: the runtime's critical waiter applies its fast tracks */
+	assert_non_null(strstr(sp_replay_json(r1), "\"sp_waiter_boost\": true"));
 	run(sp_replay_workload(r1), SP_SIM_POL_NONE, 0, &one);
 	run(sp_replay_workload(r2), SP_SIM_POL_NONE, 0, &two);
 	run(sp_replay_workload(r1), SP_SIM_POL_SUPERPASS, 0, &sp);
@@ -325,6 +327,9 @@ static void test_kernel_locks(void **state)
 	assert_non_null(strstr(j, "\"kmutex-ffff888000001000\": \"kmutex\""));
 	assert_non_null(strstr(j, "\"sp_rdlock"));
 	assert_non_null(strstr(j, "\"sp_wrlock"));
+	/* only kernel locks waited for: superpass.ko's worker applies every
+	 * fast track, not the waiter (the runtime's sp_waiter_boost) */
+	assert_non_null(strstr(j, "\"sp_waiter_boost\": false"));
 	assert_true(sp_sim_workload_has_rw(sp_replay_workload(r)));
 	sp_replay_free(r);
 }
@@ -844,6 +849,101 @@ static void test_back_to_back_sections(void **state)
 	sp_replay_free(r);
 }
 
+/* handoff()'s kernel form: @waiter waits for @holder on an rwsem (write
+ * side) from @ask; @holder's release wakes it at @release. */
+static void khandoff(struct sp_replay *r, int waiter, int wprio, int holder, int hprio,
+		     uint64_t ask, uint64_t release)
+{
+	sw(r, ask - 10000, holder, hprio, SP_TRS_RUNNABLE, waiter, wprio);
+	klock(r, ask, waiter, true, SP_TRACE_LCB_WRITE);
+	sw(r, ask, waiter, wprio, SP_TRS_UNINTERRUPTIBLE, holder, hprio);
+	waking(r, release, holder, waiter);
+	sw(r, release + 10000, holder, hprio, SP_TRS_SLEEPING, waiter, wprio);
+	klock(r, release + 20000, waiter, false, 0);
+}
+
+/* The same for a kernel lock, and more sections than the placements had
+ * room for: superpass.ko's QEMU holders run 64 KiB writes back to back,
+ * each one section of i_rwsem or f_pos_lock, and a starved one showed a
+ * release after 8 ms of CPU since its last. H (100, nice 19) shows three
+ * 70 us rwsem sections whole, then runs 10 ms of CPU and the section
+ * whose release wakes W: about 140 sections back to back, not 10 ms of
+ * CPU outside the lock (without it: 4 sections; with the kernel lock but
+ * the placements' old fixed room, 8 per item: 4 too). */
+static void test_kernel_back_to_back(void **state)
+{
+	struct sp_replay *r;
+	char err[256] = "";
+	const char *j, *h, *end;
+	const uint64_t US = 1000, B = 10 * MS;
+	int n;
+
+	(void)state;
+	r = replay_of_200(1, false);
+	for (uint64_t k = 0; k < 3; k++) {
+		const uint64_t A = 3 * k * MS;
+
+		sw(r, A, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+		khandoff(r, 100, 139, 200, 110, A + 110 * US, A + 300 * US); /* H waits for W */
+		khandoff(r, 200, 110, 100, 139, A + 340 * US, A + 390 * US); /* W waits for H */
+		sw(r, A + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	}
+	sw(r, B, 0, 120, SP_TRS_RUNNABLE, 100, 139);
+	khandoff(r, 200, 110, 100, 139, B + 10 * MS + 10 * US, B + 10 * MS + 80 * US);
+	sw(r, B + 10 * MS + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "kb2b", err, sizeof(err)))
+		fail_msg("%s", err);
+	j = sp_replay_json(r);
+	h = strstr(j, "\"t100-100\"");
+	assert_non_null(h);
+	end = strstr(h + 1, "\n\t\t\"t"); /* the next task, if any */
+	if (!end)
+		end = h + strlen(h);
+	n = count_in(h, end, "\"sp_wrlock");
+	if (n < 100 || n > 200)
+		fail_msg("H's rwsem sections: %d, want about 144", n);
+	assert_int_equal(count_in(h, end, "\"sp_unlock"), n);
+	sp_replay_free(r);
+}
+
+/* A critical thread that sleeps between its operations on no grid (a
+ * relative 2 ms sleep that ends 2.5-4.5 ms later, as on 6.1 under QEMU),
+ * two of whose operations waited for a kernel lock, is no frame loop (no
+ * timers) but loops its program to the end of the replay all the same:
+ * replayed once, its 40 operations were over long before the trace's
+ * end, whatever the waits became. */
+static void test_sleep_loop(void **state)
+{
+	struct sp_replay *r;
+	struct sp_replay_counts c;
+	char err[256] = "";
+	const char *j;
+	uint64_t t = 1 * MS;
+
+	(void)state;
+	r = replay_of_200(2, false);
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 100, 139);
+	for (int k = 0; k < 40; k++) {
+		if (k == 5 || k == 20) {
+			khandoff(r, 200, 110, 100, 139, t + 10000, t + 1 * MS);
+			t += 1 * MS + 30000;
+		} else {
+			sw(r, t, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+		}
+		sw(r, t + 50000, 200, 110, SP_TRS_SLEEPING, 0, 120);
+		t += 50000 + 2500000 + (uint64_t)((k * 7919) % 2000) * 1000;
+	}
+	sw(r, t, 0, 120, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "sleeps", err, sizeof(err)))
+		fail_msg("%s", err);
+	sp_replay_get_counts(r, &c);
+	assert_int_equal(c.timers, 0);
+	j = sp_replay_json(r);
+	if (!strstr(j, "\"t200-200\": {\n\t\t\t\"loop\": -1,"))
+		fail_msg("the critical thread does not loop: %s", strstr(j, "\"t200-200\""));
+	sp_replay_free(r);
+}
+
 /* A frame loop (8 ms grid) whose first frame waits for a lock keeps its
  * period (its start-up is kept as it is) and loops on to the end of the
  * replay, which lasts as long as the trace, to the ms. */
@@ -1044,6 +1144,8 @@ int main(void)
 		cmocka_unit_test(test_reader_bursts),
 		cmocka_unit_test(test_starved_holder_loops),
 		cmocka_unit_test(test_back_to_back_sections),
+		cmocka_unit_test(test_kernel_back_to_back),
+		cmocka_unit_test(test_sleep_loop),
 		cmocka_unit_test(test_reader_retry),
 		cmocka_unit_test(test_bad_files),
 	};
