@@ -63,9 +63,15 @@
  *    reader out or the writer's unlock instead of being handed the read
  *    side),
  *    kernel mutex (FIFO handoff to the first waiter; no optimistic
- *    spinning), kernel rwsem (FIFO queue; a new reader queues behind any
- *    waiter; a writer release wakes every queued reader, or hands off to a
- *    writer at the head).
+ *    spinning; linux model: the unlock leaves it free and wakes the head
+ *    waiter, a thread that runs first takes it, and the woken waiter that
+ *    lost it stays at the head and sets the handoff, MUTEX_FLAG_HANDOFF,
+ *    for the next unlock), kernel rwsem (FIFO queue; a new reader queues
+ *    behind any waiter; a writer release wakes every queued reader, or
+ *    hands off to a writer at the head; linux model: a writer at the head
+ *    is woken to retry and a writer that runs first may take the rwsem
+ *    past it, until the head writer, having waited a 4 ms tick or being
+ *    real-time, sets RWSEM_FLAG_HANDOFF).
  */
 #ifndef SUPERPASS_SIM_H
 #define SUPERPASS_SIM_H

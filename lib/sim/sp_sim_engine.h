@@ -111,6 +111,9 @@ struct slk {
 	int nwq;
 	int *wq;                 /* waiters in arrival order */
 	int wwaiting;            /* writers among them */
+	bool handoff;            /* linux model, kernel locks: the next release hands
+				  * the lock to the head waiter (MUTEX_FLAG_HANDOFF,
+				  * RWSEM_FLAG_HANDOFF) */
 };
 
 struct scpu {

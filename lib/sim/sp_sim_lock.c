@@ -61,7 +61,11 @@ bool lock_try(struct sim *s, struct sth *t, int li, uint8_t hold)
 		ok = l->owner < 0 && (!l->pi || !l->nwq);
 		break;
 	case SP_SIM_KMUTEX:
-		ok = l->owner < 0 && !l->nwq;
+		/* linux: the unlock leaves the mutex free and wakes the head
+		 * waiter, and whoever runs first takes it (optimistic spinning
+		 * and the slow path's trylock), unless a woken head waiter that
+		 * lost it once set MUTEX_FLAG_HANDOFF */
+		ok = l->owner < 0 && (s->linux_model ? !l->handoff : !l->nwq);
 		break;
 	case SP_SIM_URWLOCK:
 		ok = l->owner < 0 && (hold == SP_SIM_SHARED || !l->nreaders);
@@ -70,7 +74,13 @@ bool lock_try(struct sim *s, struct sth *t, int li, uint8_t hold)
 		ok = l->owner < 0 && (hold == SP_SIM_SHARED ? !l->wwaiting : !l->nreaders);
 		break;
 	case SP_SIM_RWSEM:
-		ok = l->owner < 0 && !l->nwq && (hold == SP_SIM_SHARED || !l->nreaders);
+		/* linux: a writer may take a free rwsem past its waiters
+		 * (rwsem_try_write_lock_unqueued, optimistic spinning) unless
+		 * RWSEM_FLAG_HANDOFF is set; a reader queues behind any waiter */
+		if (s->linux_model && hold == SP_SIM_EXCL)
+			ok = l->owner < 0 && !l->nreaders && !l->handoff;
+		else
+			ok = l->owner < 0 && !l->nwq && (hold == SP_SIM_SHARED || !l->nreaders);
 		break;
 	default:
 		ok = false;
@@ -102,6 +112,14 @@ void lock_finish(struct sim *s, struct sth *t)
 		t->blocked_ns += s->now - t->block_since;
 	t->wait_lock = -1;
 	t->granted = false;
+}
+
+/* linux model: a kernel lock's release wakes the head waiter to retry
+ * unless the handoff is asked for (a kernel mutex; an rwsem with a writer
+ * at the head). */
+static bool sp_kernel_retry(const struct sim *s, const struct slk *l)
+{
+	return s->linux_model && (l->kind == SP_SIM_KMUTEX || l->kind == SP_SIM_RWSEM);
 }
 
 /* Who holds @li now, and who holds what they wait for (a chain). */
@@ -149,7 +167,20 @@ void lock_block(struct sim *s, struct sth *t, int li, uint8_t hold)
 	 * handed it (linux model; the classic one hands every queued reader) */
 	t->rwaiting = s->linux_model && l->kind == SP_SIM_URWLOCK_W && hold == SP_SIM_SHARED &&
 		      l->owner < 0;
-	l->wq[l->nwq++] = t->idx;
+	if (!first && sp_kernel_retry(s, l)) {
+		/* A woken head waiter that lost the lock: the kernel never took
+		 * it off the queue, and it asks for the handoff (a mutex at
+		 * once, __mutex_trylock_or_handoff; an rwsem writer after
+		 * RWSEM_WAIT_TIMEOUT, one 4 ms tick, or if real-time) */
+		memmove(&l->wq[1], &l->wq[0], sizeof(int) * (size_t)l->nwq);
+		l->wq[0] = t->idx;
+		l->nwq++;
+		if (l->kind == SP_SIM_KMUTEX || t->eff > 0 ||
+		    s->now - t->block_since >= SP_TICK_NSEC)
+			l->handoff = true;
+	} else {
+		l->wq[l->nwq++] = t->idx;
+	}
 	t->in_wq = true;
 	if (hold == SP_SIM_EXCL && sp_is_rw(l))
 		l->wwaiting++;
@@ -263,6 +294,8 @@ bool lock_release(struct sim *s, struct sth *t, int li)
 		if (c && c->donor != t)
 			c->resched = true; /* a proxy's donor may run itself now */
 	}
+	if (!l->nwq)
+		l->handoff = false; /* whoever asked for it left the queue */
 	if (l->owner >= 0 || l->nreaders || !l->nwq) {
 		pol_lock_changed(s);
 		return false;
@@ -277,7 +310,11 @@ bool lock_release(struct sim *s, struct sth *t, int li)
 		}
 		break;
 	case SP_SIM_KMUTEX:
-		sp_handoff(s, l, &s->th[l->wq[0]]);
+		if (s->linux_model && !l->handoff)
+			sp_wake_retry(s, l, &s->th[l->wq[0]]);
+		else
+			sp_handoff(s, l, &s->th[l->wq[0]]);
+		l->handoff = false;
 		break;
 	case SP_SIM_URWLOCK:
 		if (l->nwq > l->wwaiting)
@@ -295,10 +332,13 @@ bool lock_release(struct sim *s, struct sth *t, int li)
 		}
 		break;
 	case SP_SIM_RWSEM:
-		if (s->th[l->wq[0]].wait_hold == SP_SIM_EXCL)
-			sp_handoff(s, l, &s->th[l->wq[0]]);
-		else
+		if (s->th[l->wq[0]].wait_hold != SP_SIM_EXCL)
 			sp_grant_readers(s, l);
+		else if (s->linux_model && !l->handoff)
+			sp_wake_retry(s, l, &s->th[l->wq[0]]);
+		else
+			sp_handoff(s, l, &s->th[l->wq[0]]);
+		l->handoff = false;
 		break;
 	}
 	pol_lock_changed(s);

@@ -32,6 +32,7 @@ struct checker {
 	uint8_t wait_hold[MAXT];
 	int violations;
 	int reader_while_writer_waits;
+	int excl_past_waiter;        /* exclusive acquires while another thread waits */
 	int proxy_runs, proxy_cross_cpu;
 	int cpu_of[MAXT];            /* CPU a thread last ran on */
 	int on_cpu[64];              /* thread a CPU runs, -1 */
@@ -83,6 +84,11 @@ static void chk_trace(void *ctx, const struct sp_sim_trace *e)
 			if (c->excl[l] >= 0 || c->readers[l])
 				c->violations++;
 			c->excl[l] = t;
+			for (int u = 0; u < MAXT; u++)
+				if (u != t && c->waiting[u] == l && c->waiting[t] != l) {
+					c->excl_past_waiter++;
+					break;
+				}
 		} else {
 			if (c->excl[l] >= 0)
 				c->violations++;
@@ -247,6 +253,75 @@ static void test_linux_balance_after_failure(void **state)
 	}
 	done(r);
 	sp_sim_workload_free(w);
+}
+
+/* ---- kernel locks (linux model): a running thread may take them first ----
+ *
+ * mutex_unlock leaves the mutex free and wakes the head waiter; a thread
+ * that locks it before the waiter runs takes it, and the woken waiter,
+ * losing it, stays at the head and sets MUTEX_FLAG_HANDOFF, so a later
+ * unlock hands it over. An rwsem writer may take the lock past its waiters
+ * the same way; the head writer asks for the handoff once it has waited a
+ * 4 ms tick (RWSEM_WAIT_TIMEOUT). Here a SCHED_FIFO holder takes the lock
+ * again as soon as it lets it go (four 1 ms sections back to back, then a
+ * sleep) on CPU 0, and the critical waiter, asking 0.5 ms in on CPU 1,
+ * cannot run before 2.6 ms (a real-time task runs there from 0.6 ms). The classic model
+ * hands the lock to the waiter at the release (no acquire past a waiter);
+ * the linux one lets the holder take it back, and the waiter still gets it
+ * (the handoff: without it the holder would keep it to the end).
+ */
+static void test_linux_kernel_lock_taken_first(void **state)
+{
+	static const char *const fmt =
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 2, \"sp_sched_model\": \"%s\", "
+		"\"sp_locks\": { \"k\": \"%s\" }, \"sp_critical\": [\"waiter\"] }, "
+		"\"tasks\": { "
+		"\"holder\": { \"cpus\": [0], \"policy\": \"SCHED_FIFO\", \"priority\": 10, "
+		"\"%s\": \"k\", \"run\": 1000, \"sp_unlock\": \"k\", "
+		"\"%s1\": \"k\", \"run1\": 1000, \"sp_unlock1\": \"k\", "
+		"\"%s2\": \"k\", \"run2\": 1000, \"sp_unlock2\": \"k\", "
+		"\"%s3\": \"k\", \"run3\": 1000, \"sp_unlock3\": \"k\", \"sleep\": 100000 }, "
+		"\"busy\": { \"cpus\": [1], \"policy\": \"SCHED_FIFO\", \"priority\": 20, "
+		"\"delay\": 600, \"run\": 2000, \"sleep\": 1000000 }, "
+		"\"waiter\": { \"cpus\": [1], \"delay\": 500, \"%s\": \"k\", \"run\": 10, "
+		"\"sp_unlock\": \"k\", \"sleep\": 1000000 } } }";
+	static const struct {
+		const char *kind, *lock;
+	} k[] = { { "kmutex", "lock" }, { "rwsem", "sp_wrlock" } };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		for (int linux_model = 0; linux_model < 2; linux_model++) {
+			struct checker *c = calloc(1, sizeof(*c));
+			struct sp_sim_workload *w;
+			struct sp_sim_result *r;
+			char text[1024], err[256];
+
+			snprintf(text, sizeof(text), fmt, linux_model ? "linux" : "classic",
+				 k[i].kind, k[i].lock, k[i].lock, k[i].lock, k[i].lock, k[i].lock);
+			if (sp_sim_workload_parse(text, "taken-first", &w, err, sizeof(err)) != 0)
+				fail_msg("%s", err);
+			r = run(w, SP_SIM_POL_NONE, 2, 200 * MS, c);
+			assert_int_equal(c->violations, 0);
+			/* the waiter gets the lock (its one wait ends) */
+			if (r->blockings != 1)
+				fail_msg("%s %s: %llu blockings", k[i].kind,
+					 linux_model ? "linux" : "classic",
+					 (unsigned long long)r->blockings);
+			/* classic: handed over at 1 ms; linux: taken back at 1 and
+			 * 2 ms, the waiter's retry at 2.6 ms fails, and at 3 ms it
+			 * has the lock (a mutex handed over, MUTEX_FLAG_HANDOFF; an
+			 * rwsem's waiter, running by then, first to it): 2.5 ms */
+			if (c->excl_past_waiter != (linux_model ? 2 : 0) ||
+			    (linux_model && (r->max < 2450 * US || r->max > 2550 * US)))
+				fail_msg("%s %s: %d acquires past the waiter, waited %llu us", k[i].kind,
+					 linux_model ? "linux" : "classic", c->excl_past_waiter,
+					 (unsigned long long)(r->max / US));
+			done(r);
+			free(c);
+			sp_sim_workload_free(w);
+		}
+	}
 }
 
 /* ---- glibc's RWAITING readers (linux model) ----
@@ -1305,6 +1380,7 @@ int main(void)
 		cmocka_unit_test(test_fair_shares),
 		cmocka_unit_test(test_fair_two_cpus),
 		cmocka_unit_test(test_linux_balance_after_failure),
+		cmocka_unit_test(test_linux_kernel_lock_taken_first),
 		cmocka_unit_test(test_linux_worker_cpu),
 		cmocka_unit_test(test_glibc_rwaiting_readers),
 		cmocka_unit_test(test_fifo_preempts_fair),
