@@ -716,8 +716,8 @@ static void *crowd_observer_main(void *arg)
 {
 	struct crowd *c = arg;
 
-	SP_WAIT_FOR(sp_tid_fast_tracked((sp_tid_t)c->tid[0]) == 1 &&
-		    sp_tid_fast_tracked((sp_tid_t)c->tid[1]) == 1);
+	SP_WAIT_FOR(sp_tid_fast_tracked((sp_tid_t)__atomic_load_n(&c->tid[0], __ATOMIC_ACQUIRE)) == 1 &&
+		    sp_tid_fast_tracked((sp_tid_t)__atomic_load_n(&c->tid[1], __ATOMIC_ACQUIRE)) == 1);
 	c->writer_policy = sp_test_policy(c->writer);
 	__atomic_store_n(&c->go, 1, __ATOMIC_RELEASE);
 	return NULL;
