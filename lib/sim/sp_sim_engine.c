@@ -485,6 +485,9 @@ static void sp_event(struct sim *s, const struct sev *e)
 	case EV_WK_KICK:
 		pol_wk_kick(s, &s->th[e->a], e->gen);
 		break;
+	case EV_WT_LOWER:
+		pol_waiter_bound(s, &s->th[e->a], e->gen);
+		break;
 	case EV_BALANCE:
 		sched_balance(s);
 		sim_push(s, s->now + SP_BALANCE_NS, EV_BALANCE, 0, 0);

@@ -61,6 +61,12 @@ struct sth {
 	bool sp_boost, ux_boost, ux_new;
 	uint32_t boost_gen;      /* superpass: a pending EV_BOOST is this one's */
 	bool boost_due;          /* linux model: the worker applies boost_gen at its run's end */
+	/* sp_waiter_boost: the critical waiter raised to the fast tracks'
+	 * priority for its wait and, if it took the lock, until it releases
+	 * it or SP_WT_HOLD_NS pass (the runtime's sp_waiter.c) */
+	bool wt_raised;
+	int wt_lock;
+	uint32_t wt_gen;         /* a pending EV_WT_LOWER is this one's */
 	int pi_prio;
 	int64_t v, deadline, vlag;
 	uint64_t vrem;
@@ -135,7 +141,7 @@ struct sev {
 	int32_t a;
 };
 
-enum { EV_START = 1, EV_WAKE, EV_TICK, EV_BALANCE, EV_BOOST, EV_WK_KICK };
+enum { EV_START = 1, EV_WAKE, EV_TICK, EV_BALANCE, EV_BOOST, EV_WK_KICK, EV_WT_LOWER };
 
 struct stimer {
 	bool init;
@@ -225,6 +231,7 @@ void pol_exit(struct sim *s, struct sth *t);
 void pol_tick(struct sim *s);
 void pol_pi_update(struct sim *s, int owner, int depth);
 void pol_wk_kick(struct sim *s, struct sth *t, uint32_t gen);
+void pol_waiter_bound(struct sim *s, struct sth *t, uint32_t gen);
 void pol_wk_step(struct sim *s);
 void pol_lock_changed(struct sim *s);
 void pol_boost_due(struct sim *s, struct sth *t, uint32_t gen);

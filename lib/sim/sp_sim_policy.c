@@ -33,6 +33,9 @@
  * the critical thread's futex wait to a holder first seen in SCHED_FIFO:
  * P25 10-17 us, P50 13-45 us (the waiter applies it before that wait). */
 #define SP_WAITER_BOOST_NS 20000ull
+/* sp_waiter_boost: the longest the critical thread keeps its raise while
+ * it holds the lock its wait took (SP_WT_HOLD_MAX_NS in sp_waiter.c). */
+#define SP_WT_HOLD_NS 4000000ull
 
 static sp_tid_t sp_tid(const struct sth *t)
 {
@@ -370,12 +373,28 @@ void pol_lock_changed(struct sim *s)
 }
 
 /* ---- events ---- */
+static void sp_waiter_lower(struct sim *s, struct sth *t)
+{
+	t->wt_raised = false;
+	t->wt_gen++;
+	sched_set_eff(s, t);
+}
+
+/* The worker's bound on a kept raise. */
+void pol_waiter_bound(struct sim *s, struct sth *t, uint32_t gen)
+{
+	if (t->wt_raised && gen == t->wt_gen)
+		sp_waiter_lower(s, t);
+}
+
 void pol_acquired(struct sim *s, struct sth *t, int l, uint8_t hold, bool waited)
 {
 	if (s->lk[l].pi)
 		pol_pi_update(s, t->idx, 0);
 	if (!s->host)
 		return;
+	if (waited && t->wt_raised && t->wt_lock == l)
+		sim_push(s, s->now + SP_WT_HOLD_NS, EV_WT_LOWER, t->idx, t->wt_gen);
 	sp_host_sync(s);
 	if (waited)
 		sp_lock_unblocked(s->host->core, sp_tid(t), sp_key(l), true);
@@ -389,6 +408,8 @@ void pol_released(struct sim *s, struct sth *t, int l, uint8_t hold)
 {
 	if (!s->host)
 		return;
+	if (t->wt_raised && t->wt_lock == l)
+		sp_waiter_lower(s, t);
 	sp_host_sync(s);
 	sp_lock_released(s->host->core, sp_tid(t), sp_key(l),
 			 hold == SP_SIM_SHARED ? SP_HOLD_SHARED : SP_HOLD_EXCL);
@@ -406,6 +427,15 @@ void pol_blocked(struct sim *s, struct sth *t, int l, uint8_t hold)
 		return;
 	sp_host_sync(s);
 	s->in_waiter = s->waiter_boost && t->critical && t->policy == SP_SIM_OTHER;
+	/* The runtime's critical waiter (sp_waiter.c): raised to the fast
+	 * tracks' priority before its holders are boosted, so that none of
+	 * them preempts it before it sleeps, and woken at that priority. */
+	if (s->in_waiter && !t->wt_raised && s->o->policy == SP_SIM_POL_SUPERPASS) {
+		t->wt_raised = true;
+		t->wt_lock = l;
+		t->wt_gen++;
+		sched_set_eff(s, t);
+	}
 	sp_lock_blocked_owner(s->host->core, sp_tid(t), sp_key(l),
 			      hold == SP_SIM_SHARED ? SP_HOLD_SHARED : SP_HOLD_EXCL, true,
 			      k->owner >= 0 ? sp_tid(&s->th[k->owner]) : 0);

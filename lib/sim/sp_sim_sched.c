@@ -738,7 +738,7 @@ void sched_set_eff(struct sim *s, struct sth *t)
 	bool rr;
 	struct scpu *c;
 
-	if ((t->sp_boost || t->ux_boost) && s->fifo_prio > eff)
+	if ((t->sp_boost || t->ux_boost || t->wt_raised) && s->fifo_prio > eff)
 		eff = s->fifo_prio;
 	if (t->pi_prio > eff)
 		eff = t->pi_prio;

@@ -532,11 +532,20 @@ struct wb {
 	uint64_t block_t, lat_sum;
 	int crit, worker, boosts, worker_runs, blocks;
 	bool waiting;
+	int crit_prio, crit_raises, crit_lowers, raised_at_release;
 };
 
 static void wb_trace(void *ctx, const struct sp_sim_trace *e)
 {
 	struct wb *x = ctx;
+
+	if (e->thread == x->crit && e->type == SP_SIM_TR_PRIO) {
+		x->crit_raises += e->arg > 0 && x->crit_prio == 0;
+		x->crit_lowers += e->arg == 0 && x->crit_prio > 0;
+		x->crit_prio = e->arg;
+	}
+	if (e->thread == x->crit && e->type == SP_SIM_TR_RELEASE && x->crit_prio > 0)
+		x->raised_at_release++;
 
 	if (e->type == SP_SIM_TR_BLOCK && e->thread == x->crit) {
 		x->block_t = e->t;
@@ -556,7 +565,9 @@ static void wb_trace(void *ctx, const struct sp_sim_trace *e)
 
 /* With sp_waiter_boost (the runtime since fa0d86e) the holder a critical
  * wait finds is fast-tracked 20 us after the wait, not after the worker's
- * 75 us or more; the worker still runs (it lowers the waiter). */
+ * 75 us or more; the worker still runs (for its ticks). And the waiter is
+ * raised to the fast tracks' priority for its wait and until it releases
+ * the lock its wait took (the runtime since 02eac15, sp_waiter.c). */
 static void test_waiter_boost(void **state)
 {
 	static const char *const fmt =
@@ -599,6 +610,14 @@ static void test_waiter_boost(void **state)
 		else
 			assert_int_equal(x.lat_sum / (uint64_t)x.boosts, want[m]);
 		assert_true(x.worker_runs >= x.boosts);
+		if (m) {
+			assert_int_equal(x.crit_raises, 0);
+		} else {
+			if (x.crit_raises < x.blocks - 1 || x.crit_lowers < x.crit_raises - 1 ||
+			    x.raised_at_release < x.blocks - 1)
+				fail_msg("%d waits: raised %d, lowered %d, raised at %d releases",
+					 x.blocks, x.crit_raises, x.crit_lowers, x.raised_at_release);
+		}
 		sp_sim_result_free(&r);
 		sp_sim_workload_free(w);
 	}
