@@ -100,25 +100,22 @@ static SP_TLS const void *sp_wt_my_held; /* the lock whose release lowers us */
  * is asked once. The kernel reports a thread's slice whether or not it
  * chose one (the base slice, 1.4 ms here), so the one put back is the
  * length it had, from then on kept as the thread's own. In SCHED_FIFO mode
- * the raise stands in for it where it can be made.
+ * the raise stands in for it where it can be made (one sched_setattr, not
+ * two).
  */
 #define SP_WT_WAIT_SLICE_NS 100000ull
 static int sp_wt_slice_state; /* atomic: 0 untried, 1 works, -1 not here */
 static SP_TLS int sp_wt_my_sliced;
 
-/* @own: the thread's attributes, its slice put back as its own if it is
- * exactly ours (left by a wait whose end could not restore it, as when the
- * actuator had the thread boosted then and restored our slice later). */
-static void sp_wt_slice_begin(struct sp_sched_attr *own)
+/* @own: the thread's attributes, with sp_wt_own_slice's correction. */
+static void sp_wt_slice_begin(const struct sp_sched_attr *own)
 {
 	int state = __atomic_load_n(&sp_wt_slice_state, __ATOMIC_RELAXED);
 	struct sp_sched_attr sliced, now;
 
 	if (state < 0)
 		return;
-	if (own->sched_runtime == SP_WT_WAIT_SLICE_NS)
-		own->sched_runtime = 0;
-	else if (own->sched_runtime != 0 && own->sched_runtime < SP_WT_WAIT_SLICE_NS)
+	if (own->sched_runtime != 0 && own->sched_runtime < SP_WT_WAIT_SLICE_NS)
 		return; /* its own is shorter still */
 	sliced = *own;
 	sliced.sched_runtime = SP_WT_WAIT_SLICE_NS;
@@ -135,6 +132,15 @@ static void sp_wt_slice_begin(struct sp_sched_attr *own)
 			return; /* nothing changed that needs putting back */
 	}
 	sp_wt_my_sliced = 1;
+}
+
+/* The thread's own slice: none if it is exactly ours, left by a wait
+ * whose end could not restore it (as when the actuator had the thread
+ * boosted then and restored our slice later). */
+static void sp_wt_own_slice(struct sp_sched_attr *own)
+{
+	if (own->sched_runtime == SP_WT_WAIT_SLICE_NS)
+		own->sched_runtime = 0;
 }
 
 /* The wait is over: our own slice back, if the wait's is still in force. */
@@ -163,10 +169,14 @@ void sp_wk_direct_begin(void)
 	 * holding a lock its last wait took) is left alone. */
 	if (mode == SP_ACT_OBSERVE || sp_sched_getattr(0, &a) != 0 || !sp_sched_policy_fair(a.sched_policy))
 		return;
-	sp_wt_slice_begin(&a);
+	sp_wt_own_slice(&a);
 	sp_wt_my_saved = a;
+	/* In SCHED_FIFO mode the raise replaces the slice; the slice only if
+	 * the raise cannot be made (sp_wk_direct_end). */
 	if (mode == SP_ACT_FIFO)
 		self->direct_raise = 1;
+	else
+		sp_wt_slice_begin(&sp_wt_my_saved);
 }
 
 /* Lowers @tid to @saved if it still has the raise (@prio) we gave it. */
@@ -202,7 +212,6 @@ static bool sp_wt_raise_self(void)
 	if (ok) {
 		sp_wt_my_raised = 1;
 		sp_wt_my_held = NULL;
-		sp_wt_my_sliced = 0; /* the lowering puts our own attributes back whole */
 	}
 	return ok;
 }
@@ -234,8 +243,11 @@ void sp_wk_direct_end(struct sp_core *core)
 	self->direct_on = 0;
 	self->direct_n = 0;
 	self->direct_same = 0;
-	if (self->direct_raise)
+	if (self->direct_raise) {
 		raised = sp_wt_raise_self();
+		if (!raised)
+			sp_wt_slice_begin(&sp_wt_my_saved);
+	}
 	for (int i = 0; i < n; i++) {
 		if (((same >> i) & 1) && !raised)
 			sp_wk_queue(self->direct[i]);

@@ -456,6 +456,76 @@ static void test_critical_wait_has_a_short_slice(void **state)
 	assert_int_equal(sp_mutex_destroy(&m), 0);
 }
 
+/* One critical thread per process keeps the raise (sp_waiter.c): a second
+ * one waiting meanwhile is left in the fair class and waits with the
+ * wait's slice instead. */
+struct second {
+	sp_mutex_t m1, m2;
+	pid_t first;        /* the critical thread raised in its wait for m1 */
+	int locked, done;
+	struct holder h2;   /* the second critical thread's wait, for m2 */
+};
+
+static void *second_holder_main(void *arg)
+{
+	struct second *x = arg;
+
+	sp_test_set_nice(19);
+	assert_int_equal(sp_mutex_lock(&x->m1), 0);
+	__atomic_store_n(&x->locked, 1, __ATOMIC_RELEASE);
+	SP_WAIT_FOR(__atomic_load_n(&x->done, __ATOMIC_ACQUIRE));
+	sp_mutex_unlock(&x->m1);
+	return NULL;
+}
+
+static void *second_waiter_main(void *arg)
+{
+	struct second *x = arg;
+
+	SP_WAIT_FOR(sp_test_policy(x->first) == SCHED_FIFO);
+	x->h2.waiter = sp_test_gettid();
+	run_holder(&x->h2);
+	__atomic_store_n(&x->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_second_critical_waiter_has_the_slice(void **state)
+{
+	static struct second x;
+	struct sp_sched_attr before, after;
+	pthread_t h1, t2;
+
+	(void)state;
+	if (!custom_slices()) {
+		printf("SKIP test_second_critical_waiter_has_the_slice: the kernel keeps no "
+		       "slice of a thread's own (before Linux 6.12)\n");
+		skip();
+	}
+	memset(&x, 0, sizeof(x));
+	x.first = sp_test_gettid();
+	x.h2.m = &x.m2;
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_mutex_init(&x.m1, 0), 0);
+	assert_int_equal(sp_mutex_init(&x.m2, 0), 0);
+	assert_int_equal(sp_sched_getattr(0, &before), 0);
+	assert_int_equal(pthread_create(&h1, NULL, second_holder_main, &x), 0);
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&x.locked, __ATOMIC_ACQUIRE)));
+	assert_int_equal(pthread_create(&t2, NULL, second_waiter_main, &x), 0);
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_mutex_lock(&x.m1), 0); /* raised; ends when t2's wait did */
+	assert_int_equal(sp_mutex_unlock(&x.m1), 0);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	pthread_join(t2, NULL);
+	pthread_join(h1, NULL);
+	assert_int_equal(sp_sched_getattr(0, &after), 0);
+	assert_true(sp_sched_attr_same(&after, &before));
+	assert_true(x.h2.boosted);
+	assert_int_equal(x.h2.waiter_policy_during, SCHED_OTHER);
+	assert_int_equal(x.h2.waiter_slice_during, 100000);
+	assert_int_equal(sp_mutex_destroy(&x.m1), 0);
+	assert_int_equal(sp_mutex_destroy(&x.m2), 0);
+}
+
 static void test_budget_expiry(void **state)
 {
 	sp_mutex_t m;
@@ -1030,6 +1100,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_waiter_raised_boosts_holder_on_its_cpu, teardown),
 		cmocka_unit_test_teardown(test_waiter_raised_for_two_holders_on_one_cpu, teardown),
 		cmocka_unit_test_teardown(test_critical_keeps_raise_until_release, teardown),
+		cmocka_unit_test_teardown(test_second_critical_waiter_has_the_slice, teardown),
 		cmocka_unit_test_teardown(test_application_change_wins, teardown),
 		cmocka_unit_test_teardown(test_unreported_owner_boosted, teardown),
 		cmocka_unit_test_teardown(test_nice_mode_boost_and_restore, teardown),
