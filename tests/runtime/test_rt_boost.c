@@ -586,13 +586,25 @@ struct readers {
 	int boosted_seen;
 	int fifo_seen;
 	uint32_t untracked;
+	int pin;            /* the readers' CPU + 1; 0: anywhere */
 };
+
+static void pin(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+}
 
 static void *reader_main(void *arg)
 {
 	struct readers *r = arg;
 	int i;
 
+	if (r->pin)
+		pin(r->pin - 1);
 	sp_test_set_nice(19);
 	assert_int_equal(sp_rwlock_rdlock(&r->rw), 0);
 	i = __atomic_fetch_add(&r->nr_locked, 1, __ATOMIC_ACQ_REL);
@@ -666,15 +678,6 @@ struct queued {
 	int spin_cpu;
 	int boosted_after;  /* the core's word on the reader once its rdlock returned */
 };
-
-static void pin(int cpu)
-{
-	cpu_set_t one;
-
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
-}
 
 static void *queued_reader_main(void *arg)
 {
@@ -758,38 +761,19 @@ static void test_queued_reader_handed_the_lock_is_found(void **state)
 /* ---- two holders on one other CPU ---- */
 
 struct crowd {
-	sp_rwlock_t rw;
-	int cpu;            /* the readers' CPU, not the writer's */
-	pid_t tid[2];
-	int nr_locked;
+	struct readers r;   /* two of them, on one CPU that is not the writer's */
 	pid_t writer;
 	int writer_policy;  /* the writer's policy while both readers are boosted */
-	int go;
 };
-
-static void *crowd_reader_main(void *arg)
-{
-	struct crowd *c = arg;
-	int i;
-
-	pin(c->cpu);
-	sp_test_set_nice(19);
-	assert_int_equal(sp_rwlock_rdlock(&c->rw), 0);
-	i = __atomic_fetch_add(&c->nr_locked, 1, __ATOMIC_ACQ_REL);
-	__atomic_store_n(&c->tid[i], sp_test_gettid(), __ATOMIC_RELEASE);
-	SP_WAIT_FOR(__atomic_load_n(&c->go, __ATOMIC_ACQUIRE));
-	sp_rwlock_unlock(&c->rw);
-	return NULL;
-}
 
 static void *crowd_observer_main(void *arg)
 {
 	struct crowd *c = arg;
 
-	SP_WAIT_FOR(sp_tid_fast_tracked((sp_tid_t)__atomic_load_n(&c->tid[0], __ATOMIC_ACQUIRE)) == 1 &&
-		    sp_tid_fast_tracked((sp_tid_t)__atomic_load_n(&c->tid[1], __ATOMIC_ACQUIRE)) == 1);
+	SP_WAIT_FOR(sp_tid_fast_tracked((sp_tid_t)__atomic_load_n(&c->r.tid[0], __ATOMIC_ACQUIRE)) == 1 &&
+		    sp_tid_fast_tracked((sp_tid_t)__atomic_load_n(&c->r.tid[1], __ATOMIC_ACQUIRE)) == 1);
 	c->writer_policy = sp_test_policy(c->writer);
-	__atomic_store_n(&c->go, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->r.go, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -817,21 +801,21 @@ static void test_waiter_raised_for_two_holders_on_one_cpu(void **state)
 		skip();
 	}
 	memset(&c, 0, sizeof(c));
-	c.cpu = 1;
+	c.r.pin = 1 + 1;
 	c.writer = sp_test_gettid();
 	assert_int_equal(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
 	pin(0);
 	assert_int_equal(sp_start(4, 0), 0);
-	assert_int_equal(sp_rwlock_init(&c.rw, 0), 0);
+	assert_int_equal(sp_rwlock_init(&c.r.rw, 0), 0);
 	assert_int_equal(sp_sched_getattr(0, &before), 0);
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(pthread_create(&rd[i], NULL, crowd_reader_main, &c), 0);
-	assert_true(SP_WAIT_FOR(__atomic_load_n(&c.nr_locked, __ATOMIC_ACQUIRE) == 2));
+		assert_int_equal(pthread_create(&rd[i], NULL, reader_main, &c.r), 0);
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&c.r.nr_locked, __ATOMIC_ACQUIRE) == 2));
 	sp_wk_block();
 	assert_int_equal(pthread_create(&obs, NULL, crowd_observer_main, &c), 0);
 	assert_int_equal(sp_thread_set_critical(true), 0);
-	assert_int_equal(sp_rwlock_wrlock(&c.rw), 0);
-	assert_int_equal(sp_rwlock_unlock(&c.rw), 0);
+	assert_int_equal(sp_rwlock_wrlock(&c.r.rw), 0);
+	assert_int_equal(sp_rwlock_unlock(&c.r.rw), 0);
 	assert_int_equal(sp_thread_set_critical(false), 0);
 	assert_int_equal(sp_sched_getattr(0, &after), 0);
 	worker = sp_wk_running();
@@ -844,8 +828,8 @@ static void test_waiter_raised_for_two_holders_on_one_cpu(void **state)
 	assert_int_equal(c.writer_policy, SCHED_FIFO);
 	assert_true(sp_sched_attr_same(&after, &before));
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(sp_tid_fast_tracked((sp_tid_t)c.tid[i]), 0);
-	assert_int_equal(sp_rwlock_destroy(&c.rw), 0);
+		assert_int_equal(sp_tid_fast_tracked((sp_tid_t)c.r.tid[i]), 0);
+	assert_int_equal(sp_rwlock_destroy(&c.r.rw), 0);
 }
 
 /* ---- the critical thread keeps its raise until it releases ---- */
