@@ -550,6 +550,10 @@ static void sp_wk_end(bool forever)
 	__atomic_store_n(&sp_wk.stop, 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&sp_wk.lock);
 	pthread_mutex_unlock(&sp_wk_end_lock);
+	/* Nobody is left to keep the bound of a raise held past its wait
+	 * (sp_waiter.c): it ends now. A raised thread still waiting lowers
+	 * itself when its wait ends (no worker to bound it then). */
+	sp_wk_bound_raised(UINT64_MAX);
 }
 
 void sp_wk_stop(void)

@@ -839,6 +839,7 @@ struct keeper {
 	pid_t critical;
 	int locked;
 	int locking;        /* the critical thread goes into its lock call */
+	struct sp_sched_attr got; /* its attributes as its lock call returned */
 };
 
 /* Holds the mutex until the critical thread sleeps on it. */
@@ -866,6 +867,8 @@ static void keeper_wait(struct keeper *k)
 	assert_true(SP_WAIT_FOR(__atomic_load_n(&k->locked, __ATOMIC_ACQUIRE)));
 	__atomic_store_n(&k->locking, 1, __ATOMIC_RELEASE);
 	assert_int_equal(sp_mutex_lock(&k->m), 0);
+	/* At once, before the join sleeps: the worker's bound is 4 ms. */
+	assert_int_equal(sp_sched_getattr(0, &k->got), 0);
 	pthread_join(t, NULL);
 }
 
@@ -875,7 +878,7 @@ static void keeper_wait(struct keeper *k)
  * call returns, a waiter whose CPU had run real-time holders was back in
  * the fair class with the lag it slept with, behind a hog until a tick).
  * The raise ends at the release, at the worker's bound if the hold goes on,
- * and before an exec; never later.
+ * when the worker goes, and before an exec; never later.
  */
 static void test_critical_keeps_raise_until_release(void **state)
 {
@@ -893,15 +896,15 @@ static void test_critical_keeps_raise_until_release(void **state)
 
 	/* released: raised while held, its own attributes after */
 	keeper_wait(&k);
-	assert_int_equal(sp_sched_getattr(0, &now), 0);
-	assert_int_equal(now.sched_policy, SCHED_FIFO);
-	assert_int_equal(now.sched_priority, 1);
+	assert_int_equal(k.got.sched_policy, SCHED_FIFO);
+	assert_int_equal(k.got.sched_priority, 1);
 	assert_int_equal(sp_mutex_unlock(&k.m), 0);
 	assert_int_equal(sp_sched_getattr(0, &now), 0);
 	assert_true(sp_sched_attr_same(&now, &before));
 
 	/* held on: the worker lowers it while it still holds the lock */
 	keeper_wait(&k);
+	assert_int_equal(k.got.sched_policy, SCHED_FIFO);
 	assert_true(SP_WAIT_FOR(sp_test_policy(0) != SCHED_FIFO));
 	assert_int_equal(sp_sched_getattr(0, &now), 0);
 	assert_true(sp_sched_attr_same(&now, &before));
@@ -909,8 +912,20 @@ static void test_critical_keeps_raise_until_release(void **state)
 	assert_int_equal(sp_sched_getattr(0, &now), 0);
 	assert_true(sp_sched_attr_same(&now, &before));
 
+	/* the worker goes (a credential change, shutdown): lowered at once */
+	keeper_wait(&k);
+	assert_int_equal(sp_test_policy(0), SCHED_FIFO);
+	sp_wk_block();
+	assert_int_equal(sp_sched_getattr(0, &now), 0);
+	sp_wk_unblock();
+	assert_true(sp_sched_attr_same(&now, &before));
+	assert_int_equal(sp_mutex_unlock(&k.m), 0);
+	assert_int_equal(sp_sched_getattr(0, &now), 0);
+	assert_true(sp_sched_attr_same(&now, &before));
+
 	/* an exec while raised: lowered before it */
 	keeper_wait(&k);
+	assert_int_equal(sp_test_policy(0), SCHED_FIFO);
 	sp_thread_before_exec();
 	assert_int_equal(sp_sched_getattr(0, &now), 0);
 	assert_true(sp_sched_attr_same(&now, &before));
