@@ -69,6 +69,7 @@ struct sp_rt_thread {
 	int direct_on;      /* in a critical wait's report: fast tracks may be ours */
 	int direct_raise;   /* ... and we may raise ourselves to theirs (sp_waiter.c) */
 	uint32_t direct_same; /* bit i: direct[i] last ran on our CPU */
+	uint32_t direct_worker; /* bit i: direct[i] is the worker's, after our raise */
 	int direct_n;       /* fast tracks this thread applies itself (sp_wk_fast_track) */
 	sp_tid_t direct[SP_RT_DIRECT_MAX];
 };

@@ -164,6 +164,7 @@ void sp_wk_direct_begin(void)
 	self->direct_on = 1;
 	self->direct_n = 0;
 	self->direct_same = 0;
+	self->direct_worker = 0;
 	self->direct_raise = 0;
 	/* Observe mode changes nobody; a real-time waiter (raised already,
 	 * holding a lock its last wait took) is left alone. */
@@ -237,19 +238,20 @@ void sp_wk_direct_end(struct sp_core *core)
 {
 	struct sp_rt_thread *self = &sp_rt_self_state;
 	int n = self->direct_n;
-	uint32_t same = self->direct_same;
+	uint32_t same = self->direct_same, worker = self->direct_worker;
 	bool raised = false;
 
 	self->direct_on = 0;
 	self->direct_n = 0;
 	self->direct_same = 0;
+	self->direct_worker = 0;
 	if (self->direct_raise) {
 		raised = sp_wt_raise_self();
 		if (!raised)
 			sp_wt_slice_begin(&sp_wt_my_saved);
 	}
 	for (int i = 0; i < n; i++) {
-		if (((same >> i) & 1) && !raised)
+		if (((worker >> i) & 1) || (((same >> i) & 1) && !raised))
 			sp_wk_queue(self->direct[i]);
 		else if (!sp_act_reconcile_try(core, self->direct[i]))
 			sp_wk_queue(self->direct[i]);

@@ -210,15 +210,28 @@ int sp_wk_fast_track(void *ctx, sp_tid_t tid)
 	struct sp_rt_thread *self = &sp_rt_self_state;
 
 	(void)ctx;
-	if (self->direct_on && tid != self->tid && self->direct_n < SP_RT_DIRECT_MAX) {
+	if (self->direct_on && tid != self->tid) {
+		/*
+		 * A critical waiter's fast tracks wait for its own raise or
+		 * slice (sp_wk_direct_end), even those the worker applies:
+		 * queued now, a worker ticking for another wait could boost a
+		 * holder on our CPU before we are raised, the preemption the
+		 * raise is there to prevent. Without rseq (as under qemu-user)
+		 * every fast track goes this way.
+		 */
 		int there = sp_where_cpu(tid), here = sp_where_self();
 
-		if (there >= 0 && here >= 0 && (there != here || self->direct_raise)) {
-			if (there == here)
+		if (self->direct_n < SP_RT_DIRECT_MAX) {
+			if (there < 0 || here < 0 || (there == here && !self->direct_raise))
+				self->direct_worker |= 1u << self->direct_n;
+			else if (there == here)
 				self->direct_same |= 1u << self->direct_n;
 			self->direct[self->direct_n++] = tid;
 			return 0;
 		}
+		sp_actq_push(&sp_wk.q, tid);
+		self->on_leave |= SP_LEAVE_KICK;
+		return 0;
 	}
 	/* Kicks even if @tid was queued already: by a restore, maybe, whose
 	 * kick is still waiting for its thread to leave the core. */
