@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sp_instr_watch.h"
 #include "sp_rt.h"
 
 #define SP_REG_SLOTS 1024u
@@ -135,6 +136,11 @@ void sp_rt_thread_leave(void)
 	 * it ourselves, now, rather than leave it to the worker: once the
 	 * thread is gone its tid may belong to another one. */
 	sp_act_thread_exit(t->tid);
+	/* A wait going on (an exec from a signal handler, which may fail) is
+	 * no critical wait any more: no lock is handed to it, and the thread
+	 * itself, not critical now, would yield to its own published wait
+	 * when the lock came (sp_ho_yield_slow) and sleep out the bound. */
+	sp_iw_wait_ends();
 	sp_wk_thread_leave();
 	sp_reg_forget(t->tid);
 	sp_where_forget(t->tid);
@@ -296,4 +302,6 @@ void sp_thread_before_exec(void)
 {
 	if (!sp_rt_guarded())
 		sp_rt_thread_leave();
+	else
+		sp_wk_before_exec_guarded();
 }

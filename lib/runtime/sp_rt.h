@@ -239,6 +239,9 @@ void sp_wk_direct_end(struct sp_core *core);
 void sp_wk_wait_done(const void *lock, bool acquired);
 void sp_wk_released(const void *lock);
 void sp_wk_thread_leave(void);
+/* An exec from inside the runtime's own code (a signal handler): only the
+ * calling thread's own attributes back, nothing that takes a lock. */
+void sp_wk_before_exec_guarded(void);
 uint64_t sp_wk_bound_raised(uint64_t now);
 bool sp_wk_raise_pending(void);
 void sp_wk_waiter_atfork_child(void);

@@ -82,6 +82,7 @@ static struct {
 
 static SP_TLS struct sp_sched_attr sp_wt_my_saved;
 static SP_TLS int sp_wt_my_raised;
+static SP_TLS int sp_wt_my_saved_live; /* sp_wt_my_saved is this wait's (or its raise's) */
 static SP_TLS const void *sp_wt_my_held; /* the lock whose release lowers us */
 
 /*
@@ -172,6 +173,9 @@ void sp_wk_direct_begin(void)
 		return;
 	sp_wt_own_slice(&a);
 	sp_wt_my_saved = a;
+	/* The copy before the flag, for a handler on this thread. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sp_wt_my_saved_live = 1;
 	/* In SCHED_FIFO mode the raise replaces the slice; the slice only if
 	 * the raise cannot be made (sp_wk_direct_end). */
 	if (mode == SP_ACT_FIFO)
@@ -225,6 +229,8 @@ static void sp_wt_lower_self(void)
 
 	sp_wt_my_raised = 0;
 	sp_wt_my_held = NULL;
+	if (!sp_wt_my_sliced)
+		sp_wt_my_saved_live = 0;
 	pthread_mutex_lock(&sp_wt_raised.lock);
 	if (sp_wt_raised.tid == me) {
 		__atomic_store_n(&sp_wt_raised.tid, 0, __ATOMIC_RELAXED);
@@ -250,6 +256,8 @@ void sp_wk_direct_end(struct sp_core *core)
 		if (!raised)
 			sp_wt_slice_begin(&sp_wt_my_saved);
 	}
+	if (!(sp_wt_my_raised | sp_wt_my_sliced))
+		sp_wt_my_saved_live = 0;
 	for (int i = 0; i < n; i++) {
 		if (((worker >> i) & 1) || (((same >> i) & 1) && !raised))
 			sp_wk_queue(self->direct[i]);
@@ -289,6 +297,8 @@ void sp_wk_wait_done(const void *lock, bool acquired)
 	}
 	if (sp_wt_my_sliced)
 		sp_wt_slice_end();
+	if (!sp_wt_my_raised)
+		sp_wt_my_saved_live = 0;
 }
 
 /* A release of this thread (under the guard): the lock its raise was kept
@@ -301,11 +311,39 @@ void sp_wk_released(const void *lock)
 		sp_wt_lower_self();
 }
 
-/* The thread execs or exits: no raise may outlive it. */
+/* The thread execs or exits: neither the raise nor the wait's slice may
+ * outlive it (an exec from a signal handler comes in the middle of a
+ * wait: the new program would start with our 100 us slice as its own). */
 void sp_wk_thread_leave(void)
 {
 	if (sp_wt_my_raised)
 		sp_wt_lower_self();
+	if (sp_wt_my_sliced)
+		sp_wt_slice_end();
+}
+
+/*
+ * An exec from a signal handler that interrupted this thread inside the
+ * runtime (sp_thread_before_exec, guarded): the locks the leave takes may
+ * be held by the very code interrupted, so only the thread's own
+ * attributes are put back, with the two syscalls, both async-signal-safe.
+ * Only while sp_wt_my_saved is this wait's copy (sp_wt_my_saved_live:
+ * from its report until neither raise nor slice is left), written before
+ * the flag (the signal fence orders the two for a handler here). If
+ * the exec fails, the runtime finds the attributes not its own and leaves
+ * them (sp_wt_unraise, sp_wt_slice_end: a change of the program's wins).
+ */
+void sp_wk_before_exec_guarded(void)
+{
+	struct sp_sched_attr now;
+	bool ours;
+
+	if (!sp_wt_my_saved_live || sp_sched_getattr(0, &now) != 0)
+		return;
+	ours = (sp_sched_policy_fair(now.sched_policy) && now.sched_runtime == SP_WT_WAIT_SLICE_NS) ||
+	       (now.sched_policy == SCHED_FIFO && now.sched_priority == (uint32_t)sp_wk_fifo_prio());
+	if (ours)
+		sp_sched_setattr(0, &sp_wt_my_saved);
 }
 
 /* The worker, going to sleep: a bound is set (the read pairs with
@@ -347,4 +385,5 @@ void sp_wk_waiter_atfork_child(void)
 		sp_sched_setattr(0, &sp_wt_my_saved); /* best effort: a negative nice needs the privilege */
 	sp_wt_my_raised = 0;
 	sp_wt_my_held = NULL;
+	sp_wt_my_saved_live = 0;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -66,6 +67,8 @@ struct holder {
 	int app_nice;       /* if set: the application's own change while boosted */
 	int pin;            /* if set: the holder runs on CPU pin - 1 only */
 	pid_t waiter;       /* if set: the critical waiter, looked at while boosted */
+	pthread_t *exec_signal; /* if set: that waiter, signalled while boosted (its handler execs) */
+	int exec_signal_asleep; /* ... once it sleeps */
 	int waiter_policy_during;
 	uint64_t waiter_slice_during; /* its sched_runtime (fair class: its slice) */
 	pid_t tid;
@@ -76,6 +79,19 @@ struct holder {
 	int word_owner;     /* glibc's __owner while the holder has the lock */
 	struct sp_sched_attr before, during, after, left;
 };
+
+/* A handler that execs, in the middle of a wait: what the new program
+ * would start with, read after the exec wrappers' own step. */
+static struct sp_sched_attr sp_exec_handler_attr;
+static int sp_exec_handler_done;
+
+static void sp_exec_handler(int sig)
+{
+	(void)sig;
+	sp_thread_before_exec();
+	sp_sched_getattr(0, &sp_exec_handler_attr);
+	__atomic_store_n(&sp_exec_handler_done, 1, __ATOMIC_RELEASE);
+}
 
 static void *holder_main(void *arg)
 {
@@ -107,6 +123,12 @@ static void *holder_main(void *arg)
 		h->waiter_policy_during = sp_test_policy(h->waiter);
 		if (sp_sched_getattr(h->waiter, &wa) == 0)
 			h->waiter_slice_during = wa.sched_runtime;
+	}
+	if (h->exec_signal) {
+		if (h->exec_signal_asleep)
+			SP_WAIT_FOR(sp_test_task_state(h->waiter) == 'S');
+		pthread_kill(*h->exec_signal, SIGUSR1);
+		SP_WAIT_FOR(__atomic_load_n(&sp_exec_handler_done, __ATOMIC_ACQUIRE));
 	}
 	if (h->app_nice) {
 		/* The application makes its own choice for this thread. */
@@ -454,6 +476,56 @@ static void test_critical_wait_has_a_short_slice(void **state)
 	assert_int_equal(after.sched_runtime, before.sched_runtime);
 	assert_true(sp_sched_attr_same(&after, &before));
 	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
+/* An exec from a signal handler during a critical wait: the new program
+ * starts with the thread's own slice, not the wait's; if the exec fails,
+ * the wait goes on as any thread's. Twice: signalled as soon as the holder
+ * is boosted (mostly inside the wait's report, where the runtime's locks
+ * may be held: sp_wk_before_exec_guarded), then once the waiter sleeps in
+ * the futex (the whole leave). */
+static void test_exec_in_a_wait_leaves_no_slice(void **state)
+{
+	struct sigaction sa = { .sa_handler = sp_exec_handler }, old;
+
+	(void)state;
+	if (!custom_slices()) {
+		printf("SKIP test_exec_in_a_wait_leaves_no_slice: the kernel keeps no slice of a "
+		       "thread's own (before Linux 6.12)\n");
+		skip();
+	}
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	for (int asleep = 0; asleep < 2; asleep++) {
+		sp_mutex_t m;
+		pthread_t self = pthread_self();
+		struct holder h = { .m = &m, .nice_mode = 1, .waiter = sp_test_gettid(),
+				    .exec_signal = &self, .exec_signal_asleep = asleep };
+		struct sp_sched_attr before;
+		uint64_t yields0, timeouts0, unpublished0, yields, timeouts, unpublished;
+
+		__atomic_store_n(&sp_exec_handler_done, 0, __ATOMIC_RELAXED);
+		assert_int_equal(sp_start_mode(SP_ACT_NICE, 4, 0), 0);
+		assert_int_equal(sp_mutex_init(&m, 0), 0);
+		assert_int_equal(sp_sched_getattr(0, &before), 0);
+		sp_ho_counts(&yields0, &timeouts0, &unpublished0);
+		run_holder(&h);
+		sp_ho_counts(&yields, &timeouts, &unpublished);
+		/* Having left (as before an exec that failed), the thread is
+		 * critical no more: taking the lock, it yields to nobody, its
+		 * own wait least. */
+		assert_int_equal(yields, yields0);
+		assert_int_equal(timeouts, timeouts0);
+		assert_true(h.boosted);
+		assert_int_equal(h.waiter_slice_during, 100000);
+		assert_true(__atomic_load_n(&sp_exec_handler_done, __ATOMIC_ACQUIRE));
+		assert_int_equal(sp_exec_handler_attr.sched_runtime, before.sched_runtime);
+		assert_true(sp_sched_attr_same(&sp_exec_handler_attr, &before));
+		assert_int_equal(sp_mutex_destroy(&m), 0);
+		sp_runtime_shutdown();
+	}
+	sigaction(SIGUSR1, &old, NULL);
 }
 
 /* One critical thread per process keeps the raise (sp_waiter.c): a second
@@ -1094,6 +1166,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_boost_and_exact_restore, teardown),
 		cmocka_unit_test_teardown(test_inline_taken_owner_boosted, teardown),
 		cmocka_unit_test_teardown(test_before_exec_ends_the_fast_track, teardown),
+		cmocka_unit_test_teardown(test_exec_in_a_wait_leaves_no_slice, teardown),
 		cmocka_unit_test_teardown(test_worker_boosts_then_nothing_stays_boosted, teardown),
 		cmocka_unit_test_teardown(test_waiter_boosts_holder_on_other_cpu, teardown),
 		cmocka_unit_test_teardown(test_waiter_raised_boosts_holder_on_its_cpu, teardown),
