@@ -245,6 +245,7 @@ void sp_wk_before_exec_guarded(void);
 uint64_t sp_wk_bound_raised(uint64_t now);
 bool sp_wk_raise_pending(void);
 void sp_wk_waiter_atfork_child(void);
+uint32_t sp_wk_raise_slots(uint32_t n); /* tests: how many may be raised at once */
 /* For sp_waiter.c: a fast track for the worker to apply; its priority;
  * whether a worker is there to keep a bound; wake it for a new bound. */
 void sp_wk_queue(sp_tid_t tid);

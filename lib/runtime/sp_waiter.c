@@ -53,9 +53,10 @@
  *  - Only where the raise is ours to make: SCHED_FIFO mode and a waiter in
  *    a normal policy (a waiter fast-tracked itself, or real-time, is left
  *    alone and its holders on its CPU go to the worker, as do holders
- *    whose CPU is unknown and any the actuator's lock, busy, refuses). One
- *    raised thread per process (one bound to keep): a second critical
- *    thread waits unraised, as before. Lowered only if it still has the
+ *    whose CPU is unknown and any the actuator's lock, busy, refuses). Up to
+ *    SP_WT_RAISED_MAX critical threads of a process are raised at once
+ *    (each with its own bound); one more waits unraised, with the wait's
+ *    slice. Lowered only if it still has the
  *    raised attributes: a change the program made meanwhile wins. A fast
  *    track of the waiter while raised finds it already as urgent and sets
  *    nothing. An exec or exit while raised lowers it (sp_rt_thread_leave),
@@ -72,13 +73,25 @@
  * took: one tick at HZ=250, by when the fair class has looked again. */
 #define SP_WT_HOLD_MAX_NS 4000000ull
 
-static struct {
-	pthread_mutex_t lock;
-	sp_tid_t tid;                /* the raised critical thread, 0 none */
+/* Critical threads raised at once: a UI thread and a render or audio
+ * thread, say, with room to spare; each slot is one bound the worker
+ * keeps. */
+#define SP_WT_RAISED_MAX 4
+
+struct sp_wt_slot {
+	sp_tid_t tid;                /* atomic: the raised critical thread, 0 none */
 	struct sp_sched_attr saved;  /* its own attributes */
 	uint32_t prio;               /* the raised priority */
-	uint64_t until;              /* holding: the worker lowers it then; 0 waiting */
-} sp_wt_raised = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	uint64_t until;              /* atomic; holding: the worker lowers it then; 0 waiting */
+};
+
+static struct {
+	pthread_mutex_t lock;        /* every field but the atomics' reads */
+	uint32_t slots;              /* in use: SP_WT_RAISED_MAX (sp_wk_raise_slots) */
+	struct sp_wt_slot slot[SP_WT_RAISED_MAX];
+} sp_wt_raised = { .lock = PTHREAD_MUTEX_INITIALIZER, .slots = SP_WT_RAISED_MAX };
+
+static SP_TLS uint32_t sp_wt_my_slot; /* while sp_wt_my_raised */
 
 static SP_TLS struct sp_sched_attr sp_wt_my_saved;
 static SP_TLS int sp_wt_my_raised;
@@ -199,6 +212,7 @@ static bool sp_wt_raise_self(void)
 	sp_tid_t me = sp_rt_self_state.tid;
 	struct sp_sched_attr hi = sp_wt_my_saved;
 	bool ok = false;
+	uint32_t i;
 
 	hi.sched_policy = SCHED_FIFO;
 	hi.sched_priority = (uint32_t)sp_wk_fifo_prio();
@@ -206,15 +220,21 @@ static bool sp_wt_raise_self(void)
 	hi.sched_runtime = 0;
 	hi.sched_flags = SP_SCHED_FLAG_RESET_ON_FORK;
 	pthread_mutex_lock(&sp_wt_raised.lock);
-	if (sp_wt_raised.tid == 0 && sp_sched_setattr(0, &hi) == 0) {
-		sp_wt_raised.saved = sp_wt_my_saved;
-		sp_wt_raised.prio = hi.sched_priority;
-		__atomic_store_n(&sp_wt_raised.until, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&sp_wt_raised.tid, me, __ATOMIC_RELAXED);
+	for (i = 0; i < sp_wt_raised.slots; i++)
+		if (sp_wt_raised.slot[i].tid == 0)
+			break;
+	if (i < sp_wt_raised.slots && sp_sched_setattr(0, &hi) == 0) {
+		struct sp_wt_slot *s = &sp_wt_raised.slot[i];
+
+		s->saved = sp_wt_my_saved;
+		s->prio = hi.sched_priority;
+		__atomic_store_n(&s->until, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->tid, me, __ATOMIC_RELAXED);
 		ok = true;
 	}
 	pthread_mutex_unlock(&sp_wt_raised.lock);
 	if (ok) {
+		sp_wt_my_slot = i;
 		sp_wt_my_raised = 1;
 		sp_wt_my_held = NULL;
 	}
@@ -226,16 +246,18 @@ static bool sp_wt_raise_self(void)
 static void sp_wt_lower_self(void)
 {
 	sp_tid_t me = sp_rt_self_state.tid;
+	struct sp_wt_slot *s;
 
 	sp_wt_my_raised = 0;
 	sp_wt_my_held = NULL;
 	if (!sp_wt_my_sliced)
 		sp_wt_my_saved_live = 0;
 	pthread_mutex_lock(&sp_wt_raised.lock);
-	if (sp_wt_raised.tid == me) {
-		__atomic_store_n(&sp_wt_raised.tid, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&sp_wt_raised.until, 0, __ATOMIC_RELAXED);
-		sp_wt_unraise(me, &sp_wt_my_saved, sp_wt_raised.prio);
+	s = &sp_wt_raised.slot[sp_wt_my_slot];
+	if (s->tid == me) {
+		__atomic_store_n(&s->tid, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->until, 0, __ATOMIC_RELAXED);
+		sp_wt_unraise(me, &sp_wt_my_saved, s->prio);
 	}
 	pthread_mutex_unlock(&sp_wt_raised.lock);
 }
@@ -280,10 +302,12 @@ void sp_wk_wait_done(const void *lock, bool acquired)
 		bool kept = false;
 
 		if (acquired && sp_wk_can_bound()) {
+			struct sp_wt_slot *s = &sp_wt_raised.slot[sp_wt_my_slot];
+
 			pthread_mutex_lock(&sp_wt_raised.lock);
-			if (sp_wt_raised.tid == sp_rt_self_state.tid) {
-				__atomic_store_n(&sp_wt_raised.until,
-						 sp_rt_now_ns(NULL) + SP_WT_HOLD_MAX_NS, __ATOMIC_RELAXED);
+			if (s->tid == sp_rt_self_state.tid) {
+				__atomic_store_n(&s->until, sp_rt_now_ns(NULL) + SP_WT_HOLD_MAX_NS,
+						 __ATOMIC_RELAXED);
 				kept = true;
 			}
 			pthread_mutex_unlock(&sp_wt_raised.lock);
@@ -350,8 +374,14 @@ void sp_wk_before_exec_guarded(void)
  * sp_wk_poke_bound's fence through the one in sp_wk_sleep). */
 bool sp_wk_raise_pending(void)
 {
-	return __atomic_load_n(&sp_wt_raised.until, __ATOMIC_RELAXED) != 0 &&
-	       __atomic_load_n(&sp_wt_raised.tid, __ATOMIC_RELAXED) != 0;
+	for (uint32_t i = 0; i < SP_WT_RAISED_MAX; i++) {
+		const struct sp_wt_slot *s = &sp_wt_raised.slot[i];
+
+		if (__atomic_load_n(&s->until, __ATOMIC_RELAXED) != 0 &&
+		    __atomic_load_n(&s->tid, __ATOMIC_RELAXED) != 0)
+			return true;
+	}
+	return false;
 }
 
 /* The worker: lowers a raised thread whose bound passed; returns the next
@@ -361,13 +391,17 @@ uint64_t sp_wk_bound_raised(uint64_t now)
 	uint64_t next = 0;
 
 	pthread_mutex_lock(&sp_wt_raised.lock);
-	if (sp_wt_raised.tid && sp_wt_raised.until) {
-		if (now >= sp_wt_raised.until) {
-			sp_wt_unraise(sp_wt_raised.tid, &sp_wt_raised.saved, sp_wt_raised.prio);
-			__atomic_store_n(&sp_wt_raised.tid, 0, __ATOMIC_RELAXED);
-			__atomic_store_n(&sp_wt_raised.until, 0, __ATOMIC_RELAXED);
-		} else {
-			next = sp_wt_raised.until;
+	for (uint32_t i = 0; i < SP_WT_RAISED_MAX; i++) {
+		struct sp_wt_slot *s = &sp_wt_raised.slot[i];
+
+		if (!s->tid || !s->until)
+			continue;
+		if (now >= s->until) {
+			sp_wt_unraise(s->tid, &s->saved, s->prio);
+			__atomic_store_n(&s->tid, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->until, 0, __ATOMIC_RELAXED);
+		} else if (!next || s->until < next) {
+			next = s->until;
 		}
 	}
 	pthread_mutex_unlock(&sp_wt_raised.lock);
@@ -379,11 +413,30 @@ uint64_t sp_wk_bound_raised(uint64_t now)
 void sp_wk_waiter_atfork_child(void)
 {
 	pthread_mutex_init(&sp_wt_raised.lock, NULL);
-	sp_wt_raised.tid = 0;
-	sp_wt_raised.until = 0;
+	for (uint32_t i = 0; i < SP_WT_RAISED_MAX; i++) {
+		sp_wt_raised.slot[i].tid = 0;
+		sp_wt_raised.slot[i].until = 0;
+	}
 	if (sp_wt_my_raised)
 		sp_sched_setattr(0, &sp_wt_my_saved); /* best effort: a negative nice needs the privilege */
 	sp_wt_my_raised = 0;
 	sp_wt_my_held = NULL;
 	sp_wt_my_saved_live = 0;
+}
+
+/* For tests: raise at most @n (1..SP_WT_RAISED_MAX) critical threads at
+ * once, so that one test can fill every slot; returns the number before. */
+uint32_t sp_wk_raise_slots(uint32_t n)
+{
+	uint32_t was;
+
+	if (n < 1)
+		n = 1;
+	if (n > SP_WT_RAISED_MAX)
+		n = SP_WT_RAISED_MAX;
+	pthread_mutex_lock(&sp_wt_raised.lock);
+	was = sp_wt_raised.slots;
+	sp_wt_raised.slots = n;
+	pthread_mutex_unlock(&sp_wt_raised.lock);
+	return was;
 }

@@ -50,6 +50,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	sp_runtime_shutdown();
+	sp_wk_raise_slots(UINT32_MAX); /* all, also after a test that failed with one */
 	return 0;
 }
 
@@ -528,9 +529,10 @@ static void test_exec_in_a_wait_leaves_no_slice(void **state)
 	sigaction(SIGUSR1, &old, NULL);
 }
 
-/* One critical thread per process keeps the raise (sp_waiter.c): a second
- * one waiting meanwhile is left in the fair class and waits with the
- * wait's slice instead. */
+/* Two critical threads of one process wait at once, each for its own
+ * holder: the second is raised too, unless every raise slot is taken (one
+ * slot here, sp_wk_raise_slots), when it waits in the fair class with the
+ * wait's slice instead (sp_waiter.c). */
 struct second {
 	sp_mutex_t m1, m2;
 	pid_t first;        /* the critical thread raised in its wait for m1 */
@@ -561,11 +563,40 @@ static void *second_waiter_main(void *arg)
 	return NULL;
 }
 
+static void run_two_critical_waiters(struct second *x, uint32_t slots)
+{
+	struct sp_sched_attr before, after;
+	uint32_t was;
+	pthread_t h1, t2;
+
+	memset(x, 0, sizeof(*x));
+	x->first = sp_test_gettid();
+	x->h2.m = &x->m2;
+	assert_int_equal(sp_start(4, 0), 0);
+	was = sp_wk_raise_slots(slots);
+	assert_int_equal(sp_mutex_init(&x->m1, 0), 0);
+	assert_int_equal(sp_mutex_init(&x->m2, 0), 0);
+	assert_int_equal(sp_sched_getattr(0, &before), 0);
+	assert_int_equal(pthread_create(&h1, NULL, second_holder_main, x), 0);
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&x->locked, __ATOMIC_ACQUIRE)));
+	assert_int_equal(pthread_create(&t2, NULL, second_waiter_main, x), 0);
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_mutex_lock(&x->m1), 0); /* raised; ends when t2's wait did */
+	assert_int_equal(sp_mutex_unlock(&x->m1), 0);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	pthread_join(t2, NULL);
+	pthread_join(h1, NULL);
+	sp_wk_raise_slots(was);
+	assert_int_equal(sp_sched_getattr(0, &after), 0);
+	assert_true(sp_sched_attr_same(&after, &before));
+	assert_true(x->h2.boosted);
+	assert_int_equal(sp_mutex_destroy(&x->m1), 0);
+	assert_int_equal(sp_mutex_destroy(&x->m2), 0);
+}
+
 static void test_second_critical_waiter_has_the_slice(void **state)
 {
 	static struct second x;
-	struct sp_sched_attr before, after;
-	pthread_t h1, t2;
 
 	(void)state;
 	if (!custom_slices()) {
@@ -573,29 +604,18 @@ static void test_second_critical_waiter_has_the_slice(void **state)
 		       "slice of a thread's own (before Linux 6.12)\n");
 		skip();
 	}
-	memset(&x, 0, sizeof(x));
-	x.first = sp_test_gettid();
-	x.h2.m = &x.m2;
-	assert_int_equal(sp_start(4, 0), 0);
-	assert_int_equal(sp_mutex_init(&x.m1, 0), 0);
-	assert_int_equal(sp_mutex_init(&x.m2, 0), 0);
-	assert_int_equal(sp_sched_getattr(0, &before), 0);
-	assert_int_equal(pthread_create(&h1, NULL, second_holder_main, &x), 0);
-	assert_true(SP_WAIT_FOR(__atomic_load_n(&x.locked, __ATOMIC_ACQUIRE)));
-	assert_int_equal(pthread_create(&t2, NULL, second_waiter_main, &x), 0);
-	assert_int_equal(sp_thread_set_critical(true), 0);
-	assert_int_equal(sp_mutex_lock(&x.m1), 0); /* raised; ends when t2's wait did */
-	assert_int_equal(sp_mutex_unlock(&x.m1), 0);
-	assert_int_equal(sp_thread_set_critical(false), 0);
-	pthread_join(t2, NULL);
-	pthread_join(h1, NULL);
-	assert_int_equal(sp_sched_getattr(0, &after), 0);
-	assert_true(sp_sched_attr_same(&after, &before));
-	assert_true(x.h2.boosted);
+	run_two_critical_waiters(&x, 1);
 	assert_int_equal(x.h2.waiter_policy_during, SCHED_OTHER);
 	assert_int_equal(x.h2.waiter_slice_during, 100000);
-	assert_int_equal(sp_mutex_destroy(&x.m1), 0);
-	assert_int_equal(sp_mutex_destroy(&x.m2), 0);
+}
+
+static void test_two_critical_waiters_both_raised(void **state)
+{
+	static struct second x;
+
+	(void)state;
+	run_two_critical_waiters(&x, 4);
+	assert_int_equal(x.h2.waiter_policy_during, SCHED_FIFO);
 }
 
 static void test_budget_expiry(void **state)
@@ -1173,6 +1193,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_waiter_raised_for_two_holders_on_one_cpu, teardown),
 		cmocka_unit_test_teardown(test_critical_keeps_raise_until_release, teardown),
 		cmocka_unit_test_teardown(test_second_critical_waiter_has_the_slice, teardown),
+		cmocka_unit_test_teardown(test_two_critical_waiters_both_raised, teardown),
 		cmocka_unit_test_teardown(test_application_change_wins, teardown),
 		cmocka_unit_test_teardown(test_unreported_owner_boosted, teardown),
 		cmocka_unit_test_teardown(test_nice_mode_boost_and_restore, teardown),
