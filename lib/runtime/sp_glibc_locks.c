@@ -1,9 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Whether glibc elides default mutexes here (sp_glibc_locks.h says why that
- * turns the inline mutex path off). */
+ * turns the inline mutex path off), and the contended end of the inline
+ * unlock. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "sp_glibc_locks.h"
 #include "sp_rt.h"
+
+void sp_glibc_mutex_wake(pthread_mutex_t *m)
+{
+	int saved = errno; /* glibc's wake leaves errno alone */
+
+	syscall(SYS_futex, &m->__data.__lock, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	errno = saved;
+}
 
 int sp_glibc_plain_kind = -1;
 

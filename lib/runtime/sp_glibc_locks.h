@@ -5,7 +5,8 @@
  * adaptive, robust, PI, PP, process-shared or elided) and the read side of
  * an rwlock in a read phase with no writer. These are the trylocks
  * themselves (glibc 2.36: nptl/pthread_mutex_trylock.c, the
- * PTHREAD_MUTEX_TIMED_NP case, and nptl/pthread_rwlock_tryrdlock.c, the
+ * PTHREAD_MUTEX_TIMED_NP case, with its unlock, and
+ * nptl/pthread_rwlock_tryrdlock.c, the
  * read-phase case; the read unlock that wakes nobody from
  * __pthread_rwlock_rdunlock in nptl/pthread_rwlock_common.c), the same words with the same orderings, so the lock
  * stays glibc's: its unlock, its waits and its other kinds are glibc's
@@ -102,6 +103,35 @@ static inline bool sp_glibc_mutex_take(pthread_mutex_t *m, int tid)
 	__atomic_store_n(&m->__data.__owner, tid, __ATOMIC_RELAXED);
 	m->__data.__nusers++;
 	return true;
+}
+
+/* Wakes one thread asleep on @m's word, as glibc's lll_unlock does when
+ * its exchange found 2 (a waiter marked it): out of line, contended. */
+void sp_glibc_mutex_wake(pthread_mutex_t *m);
+
+/*
+ * glibc's unlock of a mutex sp_glibc_mutex_plain() said yes to (2.36:
+ * __pthread_mutex_unlock_usercnt's PTHREAD_MUTEX_TIMED_NP case and
+ * lll_mutex_unlock_optimized), which, like glibc's, does not ask who
+ * holds it: __owner cleared and __nusers decremented while still held,
+ * then the word to 0. In a process that never had a second thread a plain
+ * store (no other thread can wait: a process-shared mutex is not plain);
+ * else an exchange with release, which pairs with the acquire of the next
+ * trylock (ours or glibc's), and whose old value says whether anyone
+ * sleeps on the word: one is then woken, as glibc does. The call into
+ * glibc this replaces was most of what the interposer's uncontended
+ * mutex pair cost on top of glibc's (`superpass bench micro`).
+ */
+static inline void sp_glibc_mutex_give(pthread_mutex_t *m)
+{
+	__atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
+	m->__data.__nusers--;
+	if (__libc_single_threaded) {
+		__atomic_store_n(&m->__data.__lock, 0, __ATOMIC_RELAXED);
+		return;
+	}
+	if (__atomic_exchange_n(&m->__data.__lock, 0, __ATOMIC_RELEASE) > 1)
+		sp_glibc_mutex_wake(m);
 }
 
 /*

@@ -63,11 +63,19 @@ static inline int sp_instr_mutex_lock_fast(pthread_mutex_t *m, sp_instr_skip_fn 
 	return 0;
 }
 
+/* Nothing to tell (no hold in our list, no critical wait anywhere), or
+ * inside the runtime, or a lock it must not hear of: glibc's unlock, inline
+ * for a default mutex (sp_glibc_locks.h). */
 static inline int sp_instr_mutex_unlock_fast(pthread_mutex_t *m, sp_instr_skip_fn skip)
 {
 	if (__builtin_expect((sp_iw_self.n | (uint32_t)sp_iw_active()) == 0, 1) ||
-	    sp_rt_guarded() || (skip && skip(m)))
+	    sp_rt_guarded() || (skip && skip(m))) {
+		if (__builtin_expect(sp_glibc_mutex_plain(m), 1)) {
+			sp_glibc_mutex_give(m);
+			return 0;
+		}
 		return sp_real.mutex_unlock(m);
+	}
 	return sp_instr_mutex_unlock_slow(m);
 }
 
