@@ -79,6 +79,21 @@ static inline bool sp_glibc_mutex_plain(const pthread_mutex_t *m)
 					  __atomic_load_n(&sp_glibc_plain_kind, __ATOMIC_RELAXED);
 }
 
+/* Default mutexes are glibc's to take and give inline here, once and for
+ * all: sp_glibc_probe() found no elision (it never turns this off again). */
+static inline bool sp_glibc_mutex_inline(void)
+{
+	return SP_GLIBC_INLINE && __atomic_load_n(&sp_glibc_plain_kind, __ATOMIC_RELAXED) == 0;
+}
+
+/* sp_glibc_mutex_plain() for a caller that knows sp_glibc_mutex_inline()
+ * is true: the kind alone, one load less. */
+static inline bool sp_glibc_mutex_default(const pthread_mutex_t *m)
+{
+	return (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & ~SP_GLIBC_MUTEX_NO_ELISION) ==
+	       0;
+}
+
 /*
  * The trylock of a mutex sp_glibc_mutex_plain() said yes to, by thread
  * @tid (ours, for __owner: a waiter reads it to find the holder). As glibc:

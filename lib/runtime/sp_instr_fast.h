@@ -48,17 +48,18 @@ static inline int sp_instr_mutex_lock_fast(pthread_mutex_t *m, sp_instr_skip_fn 
 	struct sp_iw_thread *t = &sp_iw_self;
 
 	/* A default mutex, taken by glibc's own trylock inline
-	 * (sp_glibc_locks.h), by a thread registered with this runtime
-	 * (gen; lim != 0: listed, so its tid is known and its exit hook set).
-	 * Inside the runtime (the guard) it is the same lock glibc's would
-	 * be; only the reporting is skipped (sp_instr_mutex_took). */
-	if (__builtin_expect(!sp_glibc_mutex_plain(m) ||
-			     t->gen != __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED) || t->lim == 0,
+	 * (sp_glibc_locks.h), by a thread registered with this runtime and
+	 * listed, so its tid is known and its exit hook set, where glibc does
+	 * not elide: t->fast says all three in one test. Inside the runtime
+	 * (the guard) it is the same lock glibc's would be; only the
+	 * reporting is skipped (sp_instr_mutex_took). */
+	if (__builtin_expect(!sp_glibc_mutex_default(m) ||
+			     t->fast != ~__atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED),
 			     0))
 		return sp_instr_mutex_lock_other(m, skip);
 	if (__builtin_expect(!sp_glibc_mutex_take(m, (int)t->tid), 0))
 		return sp_instr_mutex_busy(m, skip);
-	if (__builtin_expect(t->n != 0 || sp_iw_active(), 0))
+	if (__builtin_expect(sp_iw_must_tell(t) != 0, 0))
 		return sp_instr_mutex_took(m, skip);
 	return 0;
 }
@@ -68,7 +69,7 @@ static inline int sp_instr_mutex_lock_fast(pthread_mutex_t *m, sp_instr_skip_fn 
  * for a default mutex (sp_glibc_locks.h). */
 static inline int sp_instr_mutex_unlock_fast(pthread_mutex_t *m, sp_instr_skip_fn skip)
 {
-	if (__builtin_expect((sp_iw_self.n | (uint32_t)sp_iw_active()) == 0, 1) ||
+	if (__builtin_expect(sp_iw_must_tell(&sp_iw_self) == 0, 1) ||
 	    sp_rt_guarded() || (skip && skip(m))) {
 		if (__builtin_expect(sp_glibc_mutex_plain(m), 1)) {
 			sp_glibc_mutex_give(m);

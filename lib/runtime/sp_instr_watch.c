@@ -192,6 +192,7 @@ static void sp_iw_thread_exit(void *arg)
 	pthread_mutex_unlock(&sp_iw_lock);
 	sp_iw_self.reg = -1; /* later locks of this thread's destructors: not listed */
 	sp_iw_self.lim = 0;
+	sp_iw_self.fast = 0;
 	sp_iw_self.gen = __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED);
 	sp_rt_leave();
 }
@@ -239,6 +240,7 @@ void sp_iw_register(void)
 	}
 	pthread_mutex_unlock(&sp_iw_lock);
 out:
+	t->fast = t->lim != 0 && sp_glibc_mutex_inline() ? ~t->gen : 0;
 	sp_rt_leave();
 }
 
@@ -647,6 +649,7 @@ static void sp_iw_atfork_child(void)
 	}
 	sp_iw_self.n = 0;
 	sp_iw_self.lim = 0;
+	sp_iw_self.fast = 0;
 	sp_iw_self.reg = -1;
 	sp_iw_self.gen = sp_rt_gen;
 }

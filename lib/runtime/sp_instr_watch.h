@@ -50,6 +50,13 @@ struct sp_iw_thread {
 	uint32_t n;      /* own thread only: slots below n may be in use */
 	uint32_t lim;    /* own thread only: SP_IW_HELD once listed, 0 before (slow path) */
 	uint32_t gen;    /* own thread only: the sp_rt_gen that reg is for */
+	/* own thread only: ~gen while listed, where a default mutex is glibc's
+	 * to take inline (sp_glibc_mutex_inline), else 0: the whole of
+	 * sp_instr_mutex_lock_fast's test of the thread, one load and branch.
+	 * A new (zeroed) thread, a delisted one and a stale generation all
+	 * miss it: ~sp_rt_gen is 0 only at generation UINT32_MAX, the horizon
+	 * at which gen itself would match a stale value. */
+	uint32_t fast;
 	int reg;         /* own thread only: 0 not yet, 1 registered, -1 passthrough */
 	sp_tid_t tid;    /* atomic: for scanners */
 	struct sp_iw_entry e[SP_IW_HELD];
@@ -65,6 +72,13 @@ extern int sp_iw_nwatched;   /* rwlocks in the watch table */
 static inline bool sp_iw_active(void)
 {
 	return __atomic_load_n(&sp_iw_crit_waits, __ATOMIC_RELAXED) != 0;
+}
+
+/* Nonzero if the caller's list has holds or a critical wait is in
+ * progress: what the inline mutex paths test, in one branch. */
+static inline uint32_t sp_iw_must_tell(const struct sp_iw_thread *t)
+{
+	return t->n | (uint32_t)__atomic_load_n(&sp_iw_crit_waits, __ATOMIC_RELAXED);
 }
 
 /* The highest slot of @lock (either hold) in our list, or -1. */
