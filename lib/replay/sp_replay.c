@@ -54,6 +54,7 @@ struct th {
 	uint32_t wait_val;    /* a futex wait's expected value */
 	uint8_t wait_hold, wait_kind;
 	bool wait_slept;
+	bool wait_spin;       /* a kernel mutex's wait, still in its optimistic spin */
 	uint32_t wait_tok;
 	int32_t idx;
 	int32_t waker;        /* -1 none yet, 0 irq/timer */
@@ -451,10 +452,29 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 		break;
 	case SP_TR_LOCK_BEGIN: {
 		uint32_t f = ev->u.lock.flags;
+		bool mutex_spin = (f & (SP_TRACE_LCB_SPIN | SP_TRACE_LCB_MUTEX)) ==
+				  (SP_TRACE_LCB_SPIN | SP_TRACE_LCB_MUTEX);
 
-		if ((f & SP_TRACE_LCB_SPIN) || !(t = th_get(r, ev->pid, ts)) || t->wait)
+		if (((f & SP_TRACE_LCB_SPIN) && !mutex_spin) || !(t = th_get(r, ev->pid, ts)))
 			break;
+		if (t->wait == W_KLOCK && t->wait_spin && t->wait_addr == ev->u.lock.addr &&
+		    !mutex_spin) {
+			/* The spin gave up and the waiter sleeps: the wait began
+			 * when it asked, at the spin, and the CPU it spun is not
+			 * its own work (replayed, a waiter just waits). */
+			if (t->running && ts > t->run_since)
+				t->run_since = ts;
+			t->cpu_acc = 0;
+			t->wait_spin = false;
+			break;
+		}
+		if (t->wait)
+			break;
+		/* A kernel mutex's request is its first contention_begin, the
+		 * one with SPIN (mutex_optimistic_spin follows it), as `superpass
+		 * analyze` counts it; a spinlock's own begins are no wait. */
 		flush_cpu(r, t, ts);
+		t->wait_spin = mutex_spin;
 		t->wait = W_KLOCK;
 		t->wait_addr = ev->u.lock.addr;
 		t->wait_kind = (f & (SP_TRACE_LCB_READ | SP_TRACE_LCB_WRITE)) ? SP_SIM_RWSEM
@@ -851,6 +871,14 @@ static int wait_op(const struct sp_replay *r, const struct th *t, size_t i)
  * as a reader or released it as one (woke a writer). */
 static uint8_t side_of(const struct sp_replay *r, const struct th *t, int32_t lock)
 {
+	if (r->lk[lock].kind == SP_SIM_RWSEM) {
+		size_t sh = 0, ex = 0;
+
+		for (size_t i = 0; i < t->n; i++)
+			if (t->it[i].type == IT_WAIT && t->it[i].lock == lock)
+				t->it[i].hold == SP_SIM_SHARED ? sh++ : ex++;
+		return sh > ex ? SP_SIM_SHARED : SP_SIM_EXCL;
+	}
 	if (r->lk[lock].kind != SP_SIM_URWLOCK_W)
 		return SP_SIM_EXCL;
 	for (size_t i = 0; i < t->n; i++)
@@ -867,6 +895,32 @@ static bool cs_boundary(const struct sp_replay *r, const struct item *x, int32_t
 	/* Only mutex sections nest (a chain: A held while waiting for B). */
 	return x->type == IT_SLEEP ||
 	       (x->type == IT_WAIT && (x->lock == lock || r->lk[lock].kind != SP_SIM_UMUTEX));
+}
+
+/* A kernel rwsem's wake is recorded as an exclusive release; the waker's
+ * side is the one it waited for since its last boundary, else the side
+ * most of its waits for that rwsem took. */
+static void rwsem_wakes(struct sp_replay *r, struct th *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct item *it = &t->it[i];
+		size_t j;
+
+		if (it->type != IT_WAKE || r->lk[it->lock].kind != SP_SIM_RWSEM)
+			continue;
+		for (j = i; j > 0; j--) {
+			const struct item *b = &t->it[j - 1];
+
+			if (b->type == IT_WAIT && b->lock == it->lock)
+				break;
+			if (cs_boundary(r, b, it->lock))
+				break;
+		}
+		if (j > 0 && t->it[j - 1].type == IT_WAIT && t->it[j - 1].lock == it->lock)
+			it->hold = t->it[j - 1].hold;
+		else
+			it->hold = side_of(r, t, it->lock);
+	}
 }
 
 /* Whether item @j of @t is a retry of an acquisition of @lock already
@@ -1003,6 +1057,19 @@ static uint64_t cs_len(const struct sp_replay *r, const struct th *t, const int8
 		qsort(v, n, sizeof(*v), cmp_u64);
 		med = v[n / 4];
 		*whole = nwhole * 2 >= n;
+		if (r->lk[lock].kind == SP_SIM_KMUTEX || r->lk[lock].kind == SP_SIM_RWSEM) {
+			uint64_t sum = 0, acc = 0;
+
+			for (size_t q = 0; q < n; q++)
+				sum += v[q];
+			for (size_t q = 0; q < n; q++) {
+				acc += v[q];
+				if (2 * acc >= sum) {
+					med = v[q];
+					break;
+				}
+			}
+		}
 	}
 	free(v);
 	return med;
@@ -1103,7 +1170,8 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
 	if (!side)
 		return -1;
 	for (size_t l = 0; l < r->nlk; l++)
-		side[l] = r->lk[l].kind == SP_SIM_URWLOCK_W ? 1 + side_of(r, t, (int32_t)l) : 0;
+		side[l] = r->lk[l].kind == SP_SIM_URWLOCK_W || r->lk[l].kind == SP_SIM_RWSEM
+			  ? 1 + side_of(r, t, (int32_t)l) : 0;
 	for (size_t x = 0; x < r->ntk; x++) {
 		struct tok *tk = &r->tk[x];
 		int32_t l = tk->lock;
@@ -1111,7 +1179,8 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
 		bool ran = false;
 		int depth = 0;
 
-		if (!tk->used || r->lk[l].kind != SP_SIM_URWLOCK_W || tk->hold != SP_SIM_EXCL ||
+		if (!tk->used || (r->lk[l].kind != SP_SIM_URWLOCK_W && r->lk[l].kind != SP_SIM_RWSEM) ||
+		    tk->hold != SP_SIM_EXCL ||
 		    tk->waiter == t->idx || tk->waker == t->idx || side[l] != 1 + SP_SIM_SHARED)
 			continue;
 		i = item_at(t, tk->req);
@@ -2050,6 +2119,7 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 			continue;
 		if (phase_wakes(r, r->th[i]) < 0)
 			return -ENOMEM;
+		rwsem_wakes(r, r->th[i]);
 		mark_tokens(r, r->th[i]);
 	}
 	if (!r->c.events)

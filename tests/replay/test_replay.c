@@ -566,6 +566,88 @@ static size_t count_in(const char *from, const char *to, const char *what)
 	return n;
 }
 
+/* A kernel rwsem's readers, as the QEMU mmap and populate scenarios have
+ * them (nice-19 threads in madvise under mmap_read_lock, the critical
+ * thread an mmap_lock writer). R1 (100) and R2 (101) each wait once for
+ * the read side that W (200) holds, so both are readers; then W asks for
+ * the write side while both are inside a burst, and R2, the last out,
+ * wakes it. R2's release is a read hold (the rwsem's wake names no side;
+ * R2's waits do), and R1, which leaves nothing, held the read side too
+ * when W asked (infer_readers, as for a glibc rwlock). Without the sides,
+ * R2's section was a write hold and R1 held nothing. */
+static void test_rwsem_readers(void **state)
+{
+	struct sp_replay *r;
+	struct sp_replay_counts c;
+	struct sp_replay_figures tf;
+	struct sp_sim_result res;
+	char err[256] = "";
+	const char *j, *r1, *r2, *w;
+	const uint64_t US = 1000;
+
+	(void)state;
+	r = replay_of_200(1, false);
+	/* W holds it; the readers queue; W's release wakes both. */
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+	sw(r, 500 * US, 200, 110, SP_TRS_RUNNABLE, 100, 139);
+	klock(r, 600 * US, 100, true, SP_TRACE_LCB_READ);
+	sw(r, 600 * US, 100, 139, SP_TRS_UNINTERRUPTIBLE, 101, 139);
+	klock(r, 700 * US, 101, true, SP_TRACE_LCB_READ);
+	sw(r, 700 * US, 101, 139, SP_TRS_UNINTERRUPTIBLE, 200, 110);
+	waking(r, 1 * MS, 200, 100);
+	waking(r, 1 * MS + 1 * US, 200, 101);
+	sw(r, 1 * MS + 100 * US, 200, 110, SP_TRS_SLEEPING, 100, 139);
+	klock(r, 1 * MS + 110 * US, 100, false, 0);
+	sw(r, 1 * MS + 500 * US, 100, 139, SP_TRS_SLEEPING, 101, 139);
+	klock(r, 1 * MS + 510 * US, 101, false, 0);
+	sw(r, 2 * MS, 101, 139, SP_TRS_SLEEPING, 0, 120);
+	/* Both readers inside a burst when W asks; R2 wakes it. */
+	sw(r, 3 * MS, 0, 120, SP_TRS_RUNNABLE, 100, 139);
+	sw(r, 3 * MS + 500 * US, 100, 139, SP_TRS_RUNNABLE, 101, 139);
+	sw(r, 4 * MS, 101, 139, SP_TRS_RUNNABLE, 200, 110);
+	klock(r, 4 * MS + 100 * US, 200, true, SP_TRACE_LCB_WRITE);
+	sw(r, 4 * MS + 100 * US, 200, 110, SP_TRS_UNINTERRUPTIBLE, 100, 139);
+	sw(r, 4 * MS + 600 * US, 100, 139, SP_TRS_SLEEPING, 101, 139);
+	waking(r, 5 * MS, 101, 200);
+	sw(r, 5 * MS + 10 * US, 101, 139, SP_TRS_SLEEPING, 200, 110);
+	klock(r, 5 * MS + 20 * US, 200, false, 0);
+	sw(r, 5 * MS + 500 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "rwsem", err, sizeof(err)))
+		fail_msg("%s", err);
+	sp_replay_get_counts(r, &c);
+	sp_replay_trace_figures(r, &tf);
+	assert_int_equal(tf.blockings, 1);
+	assert_int_equal(c.readers, 1);
+	j = sp_replay_json(r);
+	/* the tasks in the order the trace first saw them: W, R1, R2 */
+	w = strstr(j, "\"t200-200\"");
+	r1 = strstr(j, "\"t100-100\"");
+	r2 = strstr(j, "\"t101-101\"");
+	if (!(w && r1 && r2 && w < r1 && r1 < r2))
+		fail_msg("tasks: %s", j);
+	if (count_in(r1, NULL, "\"sp_wrlock") != 0)
+		fail_msg("a reader holds the rwsem's write side: %s", r1);
+	/* R1: its wait, and the read hold inferred at W's wait */
+	assert_int_equal(count_in(r1, r2, "\"sp_rdlock"), 2);
+	/* R2: its wait, and the read hold that its wake of W releases */
+	assert_int_equal(count_in(r2, NULL, "\"sp_rdlock"), 2);
+	{
+		struct readers_at rd = { .writer = 0 }; /* t200: the first task */
+		struct sp_sim_opts so;
+
+		sp_sim_opts_default(&so);
+		so.trace = count_readers;
+		so.trace_ctx = &rd;
+		assert_int_equal(sp_sim_run(sp_replay_workload(r), &so, &res), 0);
+		/* W's request finds R1's inferred read hold (R2 takes its own
+		 * later in its burst and queues behind W). */
+		assert_true(res.blockings >= 1);
+		assert_int_equal(rd.at_first_block, 1);
+		sp_sim_result_free(&res);
+	}
+	sp_replay_free(r);
+}
+
 /* A reader whose sections the trace shows from one side only: three of
  * its five bursts (0.5 ms of CPU between sleeps) wait for the read side
  * at their start and get it from the writer; the other two show nothing.
@@ -906,6 +988,95 @@ static void test_kernel_back_to_back(void **state)
 	sp_replay_free(r);
 }
 
+/* A kernel mutex's wait begins at its first contention_begin, the one
+ * with SPIN that mutex_optimistic_spin follows, as `superpass analyze`
+ * and superpass.ko count it: W (200) asks at 1.2 ms, spins 3 ms, sleeps
+ * at 4.2 ms and is woken by H's release at 5.2 ms. Its blocking is 4.1
+ * ms, not the 1.1 ms from the second begin, and the spin is not W's work:
+ * replayed, W runs 200 us and then asks (taken as work, it ran 3.2 ms
+ * before asking, and a frame loop's points drifted by the spin). */
+static void test_kernel_mutex_spin(void **state)
+{
+	struct sp_replay *r;
+	struct sp_replay_figures f;
+	char err[256] = "";
+	const char *j, *w;
+	const uint64_t US = 1000;
+
+	(void)state;
+	r = replay_of_200(1, false);
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 100, 139);
+	sw(r, 1 * MS, 100, 139, SP_TRS_RUNNABLE, 200, 110);
+	klock(r, 1 * MS + 200 * US, 200, true, SP_TRACE_LCB_SPIN | SP_TRACE_LCB_MUTEX);
+	klock(r, 4 * MS + 200 * US, 200, true, SP_TRACE_LCB_MUTEX);
+	sw(r, 4 * MS + 200 * US, 200, 110, SP_TRS_UNINTERRUPTIBLE, 100, 139);
+	waking(r, 5 * MS + 200 * US, 100, 200);
+	sw(r, 5 * MS + 300 * US, 100, 139, SP_TRS_SLEEPING, 200, 110);
+	klock(r, 5 * MS + 310 * US, 200, false, 0);
+	/* a spin that gets the lock: no wait at all */
+	klock(r, 5 * MS + 400 * US, 200, true, SP_TRACE_LCB_SPIN | SP_TRACE_LCB_MUTEX);
+	klock(r, 5 * MS + 401 * US, 200, false, 0);
+	sw(r, 6 * MS, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "kspin", err, sizeof(err)))
+		fail_msg("%s", err);
+	sp_replay_trace_figures(r, &f);
+	assert_int_equal(f.blockings, 1);
+	assert_int_equal(f.max, 4 * MS + 110 * US);
+	j = sp_replay_json(r);
+	w = strstr(j, "\"t200-200\"");
+	assert_non_null(w);
+	if (!strstr(w, "\"run1\": 210,")) /* and the 10 us it ran woken, before its end */
+		fail_msg("W's work before its request: %s", w);
+	sp_replay_free(r);
+}
+
+/* A kernel lock holder whose sections are of two kinds, as superpass.ko's
+ * fpos holders: lseek() holds f_pos_lock 5-10 us, the 64 KiB write() that
+ * follows holds it 2-10 ms. H (100) shows three 70 us and three 2.02 ms
+ * sections whole, then 20 ms of CPU and the release that wakes W. Its CPU
+ * between releases is the long sections back to back (the lock is held
+ * nearly all of it): about ten of 2 ms, the length that holds half of its
+ * sections' CPU, not three hundred of 70 us (the lower quartile of their
+ * count), which let a waiter in after 70 us where the trace's waited ms. */
+static void test_kernel_section_mix(void **state)
+{
+	struct sp_replay *r;
+	char err[256] = "";
+	const char *j, *h, *end;
+	const uint64_t US = 1000;
+	uint64_t a = 0, b;
+	int n;
+
+	(void)state;
+	r = replay_of_200(1, false);
+	for (int k = 0; k < 6; k++) {
+		const uint64_t len = k % 2 ? 2 * MS : 50 * US;
+
+		sw(r, a, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+		khandoff(r, 100, 139, 200, 110, a + 110 * US, a + 300 * US); /* H waits for W */
+		khandoff(r, 200, 110, 100, 139, a + 340 * US, a + 340 * US + len); /* W for H */
+		sw(r, a + 340 * US + len + 500 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
+		a += 340 * US + len + 1 * MS;
+	}
+	b = a + 1 * MS;
+	sw(r, b, 0, 120, SP_TRS_RUNNABLE, 100, 139);
+	khandoff(r, 200, 110, 100, 139, b + 20 * MS + 10 * US, b + 20 * MS + 80 * US);
+	sw(r, b + 20 * MS + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "kmix", err, sizeof(err)))
+		fail_msg("%s", err);
+	j = sp_replay_json(r);
+	h = strstr(j, "\"t100-100\"");
+	assert_non_null(h);
+	end = strstr(h + 1, "\n\t\t\"t"); /* the next task, if any */
+	if (!end)
+		end = h + strlen(h);
+	n = count_in(h, end, "\"sp_wrlock");
+	/* its own six, about ten back to back, the last release's */
+	if (n < 12 || n > 24)
+		fail_msg("H's sections: %d, want about 17", n);
+	sp_replay_free(r);
+}
+
 /* A critical thread that sleeps between its operations on no grid (a
  * relative 2 ms sleep that ends 2.5-4.5 ms later, as on 6.1 under QEMU),
  * two of whose operations waited for a kernel lock, is no frame loop (no
@@ -1139,12 +1310,15 @@ int main(void)
 		cmocka_unit_test(test_sched_model),
 		cmocka_unit_test(test_preempt_and_join),
 		cmocka_unit_test(test_rwlock_readers),
+		cmocka_unit_test(test_rwsem_readers),
 		cmocka_unit_test(test_frame_loop),
 		cmocka_unit_test(test_frame_points),
 		cmocka_unit_test(test_reader_bursts),
 		cmocka_unit_test(test_starved_holder_loops),
 		cmocka_unit_test(test_back_to_back_sections),
 		cmocka_unit_test(test_kernel_back_to_back),
+		cmocka_unit_test(test_kernel_mutex_spin),
+		cmocka_unit_test(test_kernel_section_mix),
 		cmocka_unit_test(test_sleep_loop),
 		cmocka_unit_test(test_reader_retry),
 		cmocka_unit_test(test_bad_files),
