@@ -648,6 +648,50 @@ static void test_rwsem_readers(void **state)
 	sp_replay_free(r);
 }
 
+/* One unlock that wakes several waiters is one release: a writer's
+ * unlock of a glibc rwlock wakes its queued readers in one futex call, a
+ * sched_waking each, 1-3 us of the waker's CPU apart. W (200) holds the
+ * lock, R1 (100) and R2 (101) queue for the read side, W's unlock wakes
+ * them 2 us apart. Taken as two releases, W let the lock go, took it back
+ * at once for the 2 us and let it go again: replayed, a writer that had
+ * just handed the read side to its readers waited for them (the bench's
+ * rwlock writer: 78 such waits in one 5 s replay). */
+static void test_one_release_many_wakes(void **state)
+{
+	struct sp_replay *r;
+	char err[256] = "";
+	const char *j, *w, *end;
+	const uint64_t US = 1000;
+
+	(void)state;
+	r = replay_of_200(1, false);
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+	sw(r, 500 * US, 200, 110, SP_TRS_RUNNABLE, 100, 139);
+	rwfutex(r, 600 * US, 100, true, 0x3008, 3);
+	sw(r, 600 * US, 100, 139, SP_TRS_SLEEPING, 101, 139);
+	rwfutex(r, 700 * US, 101, true, 0x3008, 3);
+	sw(r, 700 * US, 101, 139, SP_TRS_SLEEPING, 200, 110);
+	rwfutex(r, 1 * MS, 200, true, 0x3008, 0x7fffffff);
+	waking(r, 1 * MS + 1 * US, 200, 100);
+	waking(r, 1 * MS + 3 * US, 200, 101);
+	rwfutex(r, 1 * MS + 4 * US, 200, false, 0, 2);
+	sw(r, 1 * MS + 300 * US, 200, 110, SP_TRS_SLEEPING, 100, 139);
+	rwfutex(r, 1 * MS + 310 * US, 100, false, 0, 0);
+	sw(r, 1 * MS + 800 * US, 100, 139, SP_TRS_SLEEPING, 101, 139);
+	rwfutex(r, 1 * MS + 810 * US, 101, false, 0, 0);
+	sw(r, 2 * MS + 300 * US, 101, 139, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "wakes", err, sizeof(err)))
+		fail_msg("%s", err);
+	j = sp_replay_json(r);
+	w = strstr(j, "\"t200-200\"");
+	assert_non_null(w);
+	end = strstr(w + 1, "\n\t\t\"t");
+	if (count_in(w, end, "\"sp_wrlock") != 1)
+		fail_msg("W's write holds: %.*s", (int)(end ? end - w : (long)strlen(w)), w);
+	assert_int_equal(count_in(w, end, "\"sp_unlock"), 1);
+	sp_replay_free(r);
+}
+
 /* A reader whose sections the trace shows from one side only: three of
  * its five bursts (0.5 ms of CPU between sleeps) wait for the read side
  * at their start and get it from the writer; the other two show nothing.
@@ -1311,6 +1355,7 @@ int main(void)
 		cmocka_unit_test(test_preempt_and_join),
 		cmocka_unit_test(test_rwlock_readers),
 		cmocka_unit_test(test_rwsem_readers),
+		cmocka_unit_test(test_one_release_many_wakes),
 		cmocka_unit_test(test_frame_loop),
 		cmocka_unit_test(test_frame_points),
 		cmocka_unit_test(test_reader_bursts),
