@@ -975,6 +975,51 @@ static void test_back_to_back_sections(void **state)
 	sp_replay_free(r);
 }
 
+/* The same inside a section the trace shows from both ends: H's wait
+ * for W gives it the lock, it runs three of its 0.5 ms sections back to
+ * back (unlocking and locking again uncontended, which leaves nothing),
+ * and the release of the third wakes W. Held as one 1.5 ms section, a
+ * waiter that came during the first waited for all three, and a
+ * fast-tracked H ran all three before W got the lock: the bench's holders
+ * showed 1.0 and 1.5 ms sections, and mutex-none-1's superpass replay
+ * waited 1.2 ms where the runtime's longest waits are the 0.5 ms section. */
+static void test_held_sections_back_to_back(void **state)
+{
+	struct sp_replay *r;
+	char err[256] = "";
+	const char *j, *h, *end;
+	const uint64_t US = 1000, B = 10 * MS;
+
+	(void)state;
+	r = replay_of_200(1, false);
+	for (uint64_t k = 0; k < 3; k++) { /* three sections shown whole */
+		const uint64_t A = 3 * k * MS;
+
+		sw(r, A, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+		handoff(r, 100, 139, 200, 110, A + 110 * US, A + 300 * US); /* H waits for W */
+		handoff(r, 200, 110, 100, 139, A + 410 * US, A + 830 * US); /* W waits for H */
+		sw(r, A + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	}
+	/* H gets it from W, runs 1 ms, W asks, H's last 0.5 ms and the release */
+	sw(r, B, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+	handoff(r, 100, 139, 200, 110, B + 110 * US, B + 300 * US);
+	handoff(r, 200, 110, 100, 139, B + 1320 * US, B + 1820 * US);
+	sw(r, B + 1900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "held", err, sizeof(err)))
+		fail_msg("%s", err);
+	j = sp_replay_json(r);
+	h = strstr(j, "\"t100-100\"");
+	assert_non_null(h);
+	end = strstr(h + 1, "\"t200-200\"");
+	if (end < h)
+		end = NULL;
+	/* the three whole ones, and the last wait's three */
+	assert_int_equal(count_in(h, end, "\"lock"), 6);
+	assert_int_equal(count_in(h, end, "\"unlock"), 6);
+	assert_int_equal(sim_acquires_of(sp_replay_workload(r), "t100-100", NULL), 6);
+	sp_replay_free(r);
+}
+
 /* handoff()'s kernel form: @waiter waits for @holder on an rwsem (write
  * side) from @ask; @holder's release wakes it at @release. */
 static void khandoff(struct sp_replay *r, int waiter, int wprio, int holder, int hprio,
@@ -1361,6 +1406,7 @@ int main(void)
 		cmocka_unit_test(test_reader_bursts),
 		cmocka_unit_test(test_starved_holder_loops),
 		cmocka_unit_test(test_back_to_back_sections),
+		cmocka_unit_test(test_held_sections_back_to_back),
 		cmocka_unit_test(test_kernel_back_to_back),
 		cmocka_unit_test(test_kernel_mutex_spin),
 		cmocka_unit_test(test_kernel_section_mix),
