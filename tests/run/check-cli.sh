@@ -76,13 +76,22 @@ expect_rc 0 "-q" "$sp" run -q -c main -- /bin/sh -c 'exit 0'
 [ ! -s "$tmp/err" ] || { echo "FAIL: -q printed a summary"; cat "$tmp/err"; fail=1; }
 
 # A real critical blocking: the probe's main thread waits for a nice 19
-# holder. The summary has its count, percentiles and the fast track.
+# holder. The summary has its count, percentiles and the fast track. A file
+# an earlier run left under a name --stats gives again is not the
+# command's: not in the summary, but said.
+printf '{ "blockings": 99 }\n' >"$tmp/st-1.json"
+touch -d '2020-01-01 00:00' "$tmp/st-1.json"
 expect_rc 0 "summary" "$sp" run -c main --k 2 --prio 3 --stats "$tmp/st-%p.json" -- \
 	"$probe" contend 20000 none
 for t in "critical threads main: sp_probe (tid" "blockings 1: P50" "P99.9" "max" "grants 1" \
-	"budget expiries 0" "throttles 0"; do
+	"budget expiries 0" "throttles 0" \
+	"(1 statistics file of that name from before this run: not read)"; do
 	expect_err "$t" "summary"
 done
+if grep -q "pid 1[ ,]\|blockings 99" "$tmp/err"; then
+	echo "FAIL: the summary read an earlier run's file:"; cat "$tmp/err"; fail=1
+fi
+rm -f "$tmp/st-1.json"
 ls "$tmp"/st-*.json >/dev/null 2>&1 || { echo "FAIL: --stats file missing"; fail=1; }
 grep -q '"blockings": 1' "$tmp"/st-*.json || { echo "FAIL: --stats JSON"; fail=1; }
 

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* Exit statuses of superpass run itself (those of coreutils' nice, env and
  * timeout); otherwise it exits with the command's status. */
@@ -18,12 +19,17 @@ int run_main(int argc, char **argv);
 /* run_lib.c: libsuperpass-preload.so, or NULL if there is none. */
 const char *run_find_preload(void);
 
-/* run_summary.c: reads every statistics file the command's processes left
+/* run_summary.c: when the command starts (before its fork), for
+ * run_summary's @since. */
+void run_clock_start(struct timespec *since);
+/* Reads every statistics file the command's processes left
  * (@dir/@prefix<pid>@suffix, or the one file @dir/@prefix if @suffix is
- * NULL), prints the summary to @out (if not NULL) and, with @remove,
- * deletes them; returns the number of files read. @top is the command's
- * own pid, listed first; @critical the -c list. */
+ * NULL) written since @since (a file an earlier run left under a name
+ * --stats gives again is not the command's: counted, not read), prints
+ * the summary to @out (if not NULL) and, with @remove, deletes them;
+ * returns the number of files read. @top is the command's own pid,
+ * listed first; @critical the -c list. */
 int run_summary(FILE *out, const char *dir, const char *prefix, const char *suffix, pid_t top,
-		const char *critical, bool remove);
+		const char *critical, const struct timespec *since, bool remove);
 
 #endif /* SP_TOOLS_RUN_H */

@@ -202,6 +202,7 @@ int run_main(int argc, char **argv)
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	struct run_opts o;
 	int rc, status, err_pipe[2], child_errno = 0, has_p;
+	struct timespec since;
 	pid_t pid;
 
 	rc = run_parse(argc, argv, &o);
@@ -233,6 +234,7 @@ int run_main(int argc, char **argv)
 	if (pipe2(err_pipe, O_CLOEXEC) != 0)
 		return run_fail("pipe: %s", strerror(errno));
 	fflush(NULL);
+	run_clock_start(&since);
 	pid = fork();
 	if (pid < 0)
 		return run_fail("fork: %s", strerror(errno));
@@ -279,7 +281,8 @@ int run_main(int argc, char **argv)
 		else
 			fprintf(stderr, "\nsuperpass run: %s (pid %d) exited with status %d\n",
 				argv[optind], (int)pid, rc);
-		if (run_summary(stderr, sdir, sprefix, has_p ? ssuffix : NULL, pid, o.critical, false) == 0)
+		if (run_summary(stderr, sdir, sprefix, has_p ? ssuffix : NULL, pid, o.critical, &since,
+				false) == 0)
 			fprintf(stderr,
 				"  no statistics: %s wrote none (killed before its exit handlers "
 				"ran, _exit, or secure-execution mode)\n",
@@ -288,7 +291,7 @@ int run_main(int argc, char **argv)
 out:
 	if (tmpdir[0]) {
 		/* Only our stats-<pid>.json files are in there. */
-		run_summary(NULL, sdir, sprefix, ssuffix, pid, o.critical, true);
+		run_summary(NULL, sdir, sprefix, ssuffix, pid, o.critical, &since, true);
 		rmdir(tmpdir);
 	}
 	return rc;

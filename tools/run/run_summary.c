@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -117,11 +119,29 @@ static pid_t run_match(const char *name, const char *prefix, const char *suffix)
 	return (pid_t)pid;
 }
 
+void run_clock_start(struct timespec *since)
+{
+	/* The clock the kernel dates a file's writes with (coarse): a file
+	 * written after this call never has an older mtime. */
+	clock_gettime(CLOCK_REALTIME_COARSE, since);
+}
+
+/* Written since @since: not a file an earlier run left under that name. */
+static bool run_fresh(const char *path, const struct timespec *since)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	return st.st_mtim.tv_sec > since->tv_sec ||
+	       (st.st_mtim.tv_sec == since->tv_sec && st.st_mtim.tv_nsec >= since->tv_nsec);
+}
+
 int run_summary(FILE *out, const char *dir, const char *prefix, const char *suffix, pid_t top,
-		const char *critical, bool remove)
+		const char *critical, const struct timespec *since, bool remove)
 {
 	static struct run_proc procs[RUN_MAX_FILES];
-	int n = 0, quiet = 0, nread = 0;
+	int n = 0, quiet = 0, nread = 0, stale = 0;
 	DIR *d;
 	struct dirent *e;
 
@@ -129,6 +149,10 @@ int run_summary(FILE *out, const char *dir, const char *prefix, const char *suff
 		procs[0].pid = top;
 		snprintf(procs[0].path, sizeof(procs[0].path), "%s/%s", dir, prefix);
 		n = access(procs[0].path, R_OK) == 0;
+		if (n && !run_fresh(procs[0].path, since)) {
+			n = 0;
+			stale++;
+		}
 	} else if ((d = opendir(dir))) {
 		while ((e = readdir(d)) && n < RUN_MAX_FILES) {
 			pid_t pid = run_match(e->d_name, prefix, suffix);
@@ -137,6 +161,10 @@ int run_summary(FILE *out, const char *dir, const char *prefix, const char *suff
 				continue;
 			procs[n].pid = pid;
 			snprintf(procs[n].path, sizeof(procs[n].path), "%s/%s", dir, e->d_name);
+			if (!run_fresh(procs[n].path, since)) {
+				stale++; /* --stats' name matched a file of an earlier run */
+				continue;
+			}
 			n++;
 		}
 		closedir(d);
@@ -173,5 +201,8 @@ int run_summary(FILE *out, const char *dir, const char *prefix, const char *suff
 	if (out && quiet)
 		fprintf(out, "  %d more process%s of the command: no critical blocking\n", quiet,
 			quiet > 1 ? "es" : "");
+	if (out && stale)
+		fprintf(out, "  (%d statistics file%s of that name from before this run: not read)\n",
+			stale, stale > 1 ? "s" : "");
 	return nread;
 }
