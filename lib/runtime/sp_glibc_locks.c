@@ -20,6 +20,29 @@ void sp_glibc_mutex_wake(pthread_mutex_t *m)
 	errno = saved;
 }
 
+void sp_glibc_mutex_lock_wait(pthread_mutex_t *m, int tid, void (*retaken)(void *ctx, int owner),
+			      void *ctx)
+{
+	int *word = &m->__data.__lock, saved = errno, owner;
+
+	if (__atomic_load_n(word, __ATOMIC_RELAXED) != 2 &&
+	    __atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE) == 0)
+		goto got;
+	for (;;) {
+		/* EAGAIN (no longer 2) and EINTR both mean: try again */
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+		if (__atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE) == 0)
+			break;
+		owner = __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
+		if (owner)
+			retaken(ctx, owner);
+	}
+got:
+	errno = saved; /* glibc's lock leaves errno alone */
+	__atomic_store_n(&m->__data.__owner, tid, __ATOMIC_RELAXED);
+	m->__data.__nusers++;
+}
+
 int sp_glibc_plain_kind = -1;
 
 void sp_glibc_probe(void)

@@ -125,6 +125,24 @@ static inline bool sp_glibc_mutex_take(pthread_mutex_t *m, int tid)
 void sp_glibc_mutex_wake(pthread_mutex_t *m);
 
 /*
+ * glibc's blocking lock of a mutex sp_glibc_mutex_plain() said yes to,
+ * after its trylock failed (2.36: lll_lock's __lll_lock_wait, then the
+ * owner fields as pthread_mutex_lock writes them), by thread @tid, with
+ * one difference: after every wake that did not get it the lock, it
+ * calls @retaken with the owner the word now names, if that is not 0.
+ * glibc's own lock sleeps again without a word, and the holder that took
+ * the lock back between the wake and the retry (a thread behind its
+ * schedule barges: it unlocks, locks again at once, uncontended, so it
+ * reports nothing) stays unknown to the core: traced, a chain's holder
+ * waited on a lock whose owner the core did not know while the critical
+ * thread waited on it for 208 ms. The loop is glibc's: mark the word 2
+ * (locked, waiters) by exchange with acquire, which pairs with the
+ * release of the unlock that freed it; sleep while it is 2.
+ */
+void sp_glibc_mutex_lock_wait(pthread_mutex_t *m, int tid, void (*retaken)(void *ctx, int owner),
+			      void *ctx);
+
+/*
  * glibc's unlock of a mutex sp_glibc_mutex_plain() said yes to (2.36:
  * __pthread_mutex_unlock_usercnt's PTHREAD_MUTEX_TIMED_NP case and
  * lll_mutex_unlock_optimized), which, like glibc's, does not ask who

@@ -83,6 +83,20 @@ void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 	sp_rt_leave();
 }
 
+/* The same wait, the lock word now naming @owner: reported again with it
+ * (the core keeps the wait's start and re-runs the policy for the new
+ * holder). */
+void sp_instr_blocked_again(sp_tid_t self, const void *lock, enum sp_hold hold, sp_tid_t owner)
+{
+	struct sp_core *core = sp_ev_core();
+
+	if (!core)
+		return;
+	sp_rt_enter();
+	sp_lock_blocked_owner(core, self, (sp_lock_key_t)(uintptr_t)lock, hold, true, owner);
+	sp_rt_leave();
+}
+
 /* One event: with @acquired the core also records the acquire, which goes
  * in our list so that its release is reported. */
 void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool acquired)

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Instrumented pthread mutex operations, shared by sp_mutex_t and the
- * interposer. The pthread call does the locking, so semantics and error
- * codes are glibc's; we only report what the core needs
+ * interposer. glibc's calls (or its own algorithm, on its own words,
+ * sp_glibc_locks.h) do the locking, so semantics and error codes are
+ * glibc's; we only report what the core needs
  * (sp_instr_watch.c says when):
  *   - uncontended: the trylock succeeds and nothing is reported, unless a
  *     critical thread waits somewhere (then one acquire event, and the
  *     lock goes in our list so its release is reported);
  *   - contended: block event (with the owner from the lock word), the
  *     real (blocking or timed) lock, unblock (which records the acquire);
+ *     a default mutex's untimed wait is glibc's own loop run here, which
+ *     reports the owner again after every wake that lost the lock
+ *     (sp_glibc_mutex_lock_wait: a holder that took it back unseen);
  *   - unlock: a release event only for a hold the core was told about (or
  *     while a critical thread waits, if we are fast-tracked), after glibc's
  *     unlock. Ending a fast track lowers the caller's priority, and the
@@ -57,6 +61,36 @@ static int sp_mx_real_wait(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t c
 	}
 }
 
+struct sp_mx_waiting {
+	sp_tid_t self;
+	pthread_mutex_t *m;
+};
+
+/* Every wake that did not get the lock: even the owner the block named
+ * may be new to the core, which heard it release the lock in between
+ * (and forgot it) but not take it back. */
+static void sp_mx_retaken(void *ctx, int owner)
+{
+	struct sp_mx_waiting *w = ctx;
+
+	if ((sp_tid_t)owner != w->self)
+		sp_instr_blocked_again(w->self, w->m, SP_HOLD_EXCL, (sp_tid_t)owner);
+}
+
+/* The wait of a lock call whose block was reported: a default mutex's
+ * untimed one is glibc's loop with a report for every new holder it
+ * finds (sp_glibc_mutex_lock_wait), every other one glibc's own call. */
+static int sp_mx_wait(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
+		      const struct timespec *abstime, sp_tid_t self)
+{
+	struct sp_mx_waiting w = { .self = self, .m = m };
+
+	if (wk != SP_WAIT_FOREVER || !sp_glibc_mutex_plain(m))
+		return sp_mx_real_wait(m, wk, clk, abstime);
+	sp_glibc_mutex_lock_wait(m, (int)self, sp_mx_retaken, &w);
+	return 0;
+}
+
 /* A trylock succeeded: anything to tell? */
 static inline void sp_mx_took(pthread_mutex_t *m)
 {
@@ -79,9 +113,9 @@ static int sp_mx_lock_slow(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t c
 	if (sp_mx_owner(m) == self) /* EDEADLK, or a normal mutex's self-deadlock: glibc's */
 		return sp_mx_real_wait(m, wk, clk, abstime);
 	sp_instr_blocked(self, m, SP_HOLD_EXCL, sp_mx_owner_of, false);
-	rc = sp_mx_real_wait(m, wk, clk, abstime);
+	rc = sp_mx_wait(m, wk, clk, abstime, self);
 	if (rc == 0 && may_yield && sp_ho_yield(m))
-		rc = sp_mx_real_wait(m, wk, clk, abstime); /* still the same wait */
+		rc = sp_mx_wait(m, wk, clk, abstime, self); /* still the same wait */
 	sp_instr_unblocked(self, m, SP_HOLD_EXCL, rc == 0 || rc == EOWNERDEAD);
 	return rc;
 }

@@ -193,6 +193,7 @@ int sp_instr_rwlock_trywrlock(pthread_rwlock_t *rw);
 
 /* Slow-path helpers shared by mutex and rwlock instrumentation. */
 void sp_instr_acquired(sp_tid_t self, const void *lock, enum sp_hold hold);
+void sp_instr_blocked_again(sp_tid_t self, const void *lock, enum sp_hold hold, sp_tid_t owner);
 void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 		      sp_tid_t (*owner_of)(const void *lock), bool rwlock);
 void sp_instr_unblocked(sp_tid_t self, const void *lock, enum sp_hold hold, bool acquired);

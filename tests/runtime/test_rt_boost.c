@@ -8,6 +8,7 @@
  * otherwise.
  */
 #include "sp_test_util.h"
+#include "sp_glibc_locks.h"
 #include "sp_handoff.h"
 #include "sp_rt.h"
 
@@ -1119,6 +1120,186 @@ static void test_released_mutex_goes_to_the_critical_waiter(void **state)
 	assert_int_equal(sp_mutex_destroy(&m), 0);
 }
 
+/* ---- a chain whose second holder took its lock back unseen ---- */
+
+struct retaken {
+	sp_mutex_t *a, *b;
+	pid_t h1, h2;
+	int step;           /* 1: H2 holds B; 2: H1 holds A; 3: H2 took B back */
+	int release;        /* the observer saw H2 boosted, or gave up */
+	int h2_boosted;
+	int h1_early;       /* H1 got B before H2 took it back */
+};
+
+static unsigned long sp_test_vol_switches(pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %lu", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+static void sp_test_set_fifo(bool on)
+{
+	struct sched_param sp = { .sched_priority = on ? 1 : 0 };
+
+	assert_int_equal(sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, &sp), 0);
+}
+
+/* H2: takes B by a wait (so the core is told, and hears its release),
+ * then, once H1 waits for B, lets it go and takes it back at once, in
+ * SCHED_FIFO on H1's CPU so that the woken H1 cannot run in between: an
+ * unreported, uncontended lock. Then holds B until the observer says. */
+static void *retaken_h2_main(void *arg)
+{
+	struct retaken *x = arg;
+
+	pin(0);
+	x->h2 = sp_test_gettid();
+	if (!SP_WAIT_FOR(__atomic_load_n(&x->step, __ATOMIC_ACQUIRE) == 1 &&
+			 sp_test_task_state(x->h2) != '?'))
+		return NULL;
+	sp_mutex_lock(x->b); /* H1 holds B: a reported wait, then a reported hold */
+	__atomic_store_n(&x->step, 2, __ATOMIC_RELEASE);
+	if (!SP_WAIT_FOR(__atomic_load_n(&x->step, __ATOMIC_ACQUIRE) == 3)) {
+		sp_mutex_unlock(x->b);
+		return NULL;
+	}
+	sp_test_set_fifo(true);
+	sp_mutex_unlock(x->b); /* reported: the core's B has no owner now */
+	sp_mutex_lock(x->b);   /* free, nothing to tell: not reported */
+	sp_test_set_fifo(false);
+	__atomic_store_n(&x->step, 4, __ATOMIC_RELEASE);
+	SP_WAIT_FOR(__atomic_load_n(&x->release, __ATOMIC_ACQUIRE));
+	sp_mutex_unlock(x->b);
+	return NULL;
+}
+
+/* H1: holds B while H2 queues for it, lets it go, takes A, then waits for
+ * B (reported, owner H2) with A held. */
+static void *retaken_h1_main(void *arg)
+{
+	struct retaken *x = arg;
+
+	pin(0);
+	x->h1 = sp_test_gettid();
+	sp_mutex_lock(x->b);
+	__atomic_store_n(&x->step, 1, __ATOMIC_RELEASE);
+	/* H2 asleep in its wait for B (glibc marked the word), not in a nap */
+	if (!SP_WAIT_FOR(x->h2 && sp_test_task_state(x->h2) == 'S' &&
+			 __atomic_load_n(&((pthread_mutex_t *)(void *)x->b)->__data.__lock,
+					 __ATOMIC_RELAXED) == 2)) {
+		sp_mutex_unlock(x->b);
+		return NULL;
+	}
+	sp_mutex_unlock(x->b);
+	if (!SP_WAIT_FOR(__atomic_load_n(&x->step, __ATOMIC_ACQUIRE) == 2))
+		return NULL;
+	sp_mutex_lock(x->a);
+	sp_mutex_lock(x->b); /* H2 holds it */
+	/* Had before H2 took it back: the scenario did not happen (under
+	 * qemu-user H2 can stall inside the emulator, and H1 runs) */
+	__atomic_store_n(&x->h1_early, __atomic_load_n(&x->step, __ATOMIC_ACQUIRE) < 4,
+			 __ATOMIC_RELEASE);
+	sp_mutex_unlock(x->b);
+	sp_mutex_unlock(x->a);
+	return NULL;
+}
+
+static void *retaken_observer_main(void *arg)
+{
+	struct retaken *x = arg;
+
+	x->h2_boosted = SP_WAIT_FOR(sp_test_policy(x->h2) == SCHED_FIFO);
+	__atomic_store_n(&x->release, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* One round; false if H1 got B before H2 took it back (no chain to
+ * test). */
+static bool retaken_round(sp_mutex_t *a, sp_mutex_t *b, bool *boosted)
+{
+	struct retaken x = { .a = a, .b = b };
+	pthread_t t1, t2, obs;
+	unsigned long sw;
+	bool chain;
+
+	assert_int_equal(pthread_create(&t1, NULL, retaken_h1_main, &x), 0);
+	assert_int_equal(pthread_create(&t2, NULL, retaken_h2_main, &x), 0);
+	/* H1 holds A and sleeps in its wait for B */
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&x.step, __ATOMIC_ACQUIRE) == 2 && x.h1 &&
+				sp_test_task_state(x.h1) == 'S' &&
+				sp_rt_mutex_owner((pthread_mutex_t *)(void *)a) == (sp_tid_t)x.h1 &&
+				__atomic_load_n(&((pthread_mutex_t *)(void *)b)->__data.__lock,
+						__ATOMIC_RELAXED) == 2));
+	sw = sp_test_vol_switches(x.h1);
+	__atomic_store_n(&x.step, 3, __ATOMIC_RELEASE);
+	/* H2 took B back; H1 woke, found it taken and sleeps again */
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&x.step, __ATOMIC_ACQUIRE) == 4 &&
+				(__atomic_load_n(&x.h1_early, __ATOMIC_ACQUIRE) ||
+				 (sp_test_vol_switches(x.h1) > sw &&
+				  sp_test_task_state(x.h1) == 'S'))));
+	chain = !__atomic_load_n(&x.h1_early, __ATOMIC_ACQUIRE);
+	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(pthread_create(&obs, NULL, retaken_observer_main, &x), 0);
+	if (!chain)
+		__atomic_store_n(&x.release, 1, __ATOMIC_RELEASE);
+	assert_int_equal(sp_mutex_lock(a), 0);
+	assert_int_equal(sp_mutex_unlock(a), 0);
+	assert_int_equal(sp_thread_set_critical(false), 0);
+	pthread_join(obs, NULL);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	*boosted = x.h2_boosted;
+	return chain;
+}
+
+/*
+ * The critical thread waits for A, whose holder H1 waits for B. H2 held B
+ * with the core told, released it (told) and took it back at once, before
+ * the woken H1 ran (told nothing: free, uncontended); H1 retried and slept
+ * again. glibc's own lock sleeps again without a word, so the core's B
+ * had no owner and the walk from the critical thread ended at H1, asleep:
+ * H1 was fast-tracked to no use, H2 never (traced in the bench's chain
+ * scenario: one 208 ms wait, the holder of B runnable at nice 19 behind
+ * the hogs). H1's wait now reports B's new owner when it finds the lock
+ * taken again, and H2 is fast-tracked.
+ */
+static void test_chain_holder_that_took_its_lock_back(void **state)
+{
+	sp_mutex_t a, b;
+	bool boosted = false;
+	int round;
+
+	(void)state;
+	assert_int_equal(sp_start(4, 0), 0);
+	assert_int_equal(sp_mutex_init(&a, 0), 0);
+	assert_int_equal(sp_mutex_init(&b, 0), 0);
+	assert_int_equal(sp_mutex_lock(&a), 0); /* registers this thread (the probe) */
+	assert_int_equal(sp_mutex_unlock(&a), 0);
+	if (!sp_glibc_mutex_inline()) {
+		/* ThreadSanitizer: glibc's own lock, which says nothing */
+		assert_int_equal(sp_mutex_destroy(&a), 0);
+		assert_int_equal(sp_mutex_destroy(&b), 0);
+		skip();
+	}
+	for (round = 0; round < 10 && !retaken_round(&a, &b, &boosted); round++)
+		;
+	assert_int_equal(sp_mutex_destroy(&a), 0);
+	assert_int_equal(sp_mutex_destroy(&b), 0);
+	if (round == 10)
+		skip(); /* ten rounds, and H1 always got B first: nothing tested */
+	assert_true(boosted);
+}
+
 static int list_tasks(pid_t *out)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -1204,6 +1385,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_worker_created_in_fifo, teardown),
 		cmocka_unit_test_teardown(test_queued_reader_handed_the_lock_is_found, teardown),
 		cmocka_unit_test_teardown(test_released_mutex_goes_to_the_critical_waiter, teardown),
+		cmocka_unit_test_teardown(test_chain_holder_that_took_its_lock_back, teardown),
 	};
 	struct sp_runtime_config cfg;
 
