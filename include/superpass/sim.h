@@ -241,6 +241,13 @@ struct sp_sim_opts {
 	 * 0: at once). A restore acts at once (a thread that lets go of the
 	 * lock lowers itself). */
 	uint64_t boost_latency_ns;
+	/* Each run op's CPU time drawn uniformly from its length +- this many
+	 * parts per million (at most SP_SIM_MAX_RUN_JITTER_PPM), from the
+	 * thread's seeded generator; 0: exact. A run is chaotic in its input
+	 * (a base slice 1 % off moved a bench replay's blockings by up to 22 %),
+	 * so runs over several seeds with a small jitter give the spread that
+	 * one run hides (superpass replay --runs). */
+	uint32_t run_jitter_ppm;
 	/* Tasks made critical by name (NULL-terminated; NULL: none beyond
 	 * the workload's own). */
 	const char *const *critical;
@@ -249,6 +256,7 @@ struct sp_sim_opts {
 };
 
 #define SP_SIM_DEFAULT_CPUS 2u
+#define SP_SIM_MAX_RUN_JITTER_PPM 100000u
 #define SP_SIM_DEFAULT_DURATION_NS (10ull * 1000 * 1000 * 1000)
 #define SP_SIM_DEFAULT_SLICE_NS (3ull * 1000 * 1000)
 /* The runtime's boost latency on the machine this was measured on (README,

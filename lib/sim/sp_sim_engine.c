@@ -152,6 +152,19 @@ static void sp_sleep_until(struct sim *s, struct sth *t, uint64_t when)
 	sim_push(s, when, EV_WAKE, t->idx, t->gen);
 }
 
+/* A run op's CPU time under sp_sim_opts.run_jitter_ppm; never 0 for a
+ * run that has length (the jitter is at most 10 %). */
+static uint64_t sp_run_length(struct sim *s, struct sth *t, uint64_t ns)
+{
+	uint64_t j = s->o->run_jitter_ppm, r;
+
+	if (!j || !ns)
+		return ns;
+	r = sp_rand(t) % (2 * j + 1);
+	/* ns * (1e6 - j + r) / 1e6, in 128 bits: a run may be seconds long */
+	return (uint64_t)((unsigned __int128)ns * (1000000u - j + r) / 1000000u);
+}
+
 static void sp_done(struct sim *s, struct sth *t)
 {
 	t->state = TS_DONE;
@@ -228,7 +241,7 @@ void sim_run_program(struct sim *s, struct sth *t)
 		case SP_OP_RUN:
 			if (!t->op_started) {
 				t->op_started = SP_OP_RUN;
-				t->op_left = op->ns;
+				t->op_left = sp_run_length(s, t, op->ns);
 			}
 			if (t->op_left) {
 				n = 0;
@@ -558,7 +571,7 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	memset(r, 0, sizeof(*r));
 	sp_hist_init(&r->hist);
 	if (!w || !o || (unsigned)o->policy >= SP_SIM_POL_NR || o->k > SP_MAX_READERS_PER_LOCK ||
-	    o->fifo_prio < 0 || o->fifo_prio > 99)
+	    o->fifo_prio < 0 || o->fifo_prio > 99 || o->run_jitter_ppm > SP_SIM_MAX_RUN_JITTER_PPM)
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
 	s.w = w;

@@ -19,6 +19,23 @@ grep -q '"policy": *"superpass"' "$tmp/r.json" || fail "--json has no superpass 
 grep -q '<svg' "$tmp/r.svg" || fail "--svg is not an SVG"
 "$sp" sim "$tmp/w.json" -p none -q > "$tmp/sim" || fail "superpass sim refused the --workload file"
 
+# --runs: the self-check's median with the runs' least and most, each
+# policy's row its run of median P99.9, every run's figures in --json, and
+# the same output for the same seeds.
+"$sp" replay "$fx/lockpair-record.trace.gz" --critical waiter -p none,superpass --runs 3 \
+	--seed 5 --json "$tmp/r3.json" > "$tmp/out3"
+grep -q '^    least of 3 ' "$tmp/out3" || fail "--runs 3: no least row in the self-check"
+grep -q '^    most of 3 ' "$tmp/out3" || fail "--runs 3: no most row in the self-check"
+grep -q "the trace inside the 3 runs' range" "$tmp/out3" || fail "--runs 3: no range verdict"
+grep -q 'median P99.9 of 3 (seeds 5-7' "$tmp/out3" || fail "--runs 3: the seeds are not 5-7"
+[ "$(grep -c '"replay_runs"' "$tmp/r3.json")" = 2 ] || fail "--runs 3: not one replay_runs per record"
+[ "$(grep -c '"n": 3,' "$tmp/r3.json")" = 2 ] || fail "--runs 3: replay_runs does not count 3 runs"
+"$sp" replay "$fx/lockpair-record.trace.gz" --critical waiter -p none,superpass --runs 3 \
+	--seed 5 > "$tmp/out3b"
+cmp -s "$tmp/out3" "$tmp/out3b" || fail "--runs 3 --seed 5 twice: different output"
+"$sp" replay "$fx/lockpair-record.trace.gz" --critical waiter -p none --runs 1 > "$tmp/out1"
+grep -q 'least of' "$tmp/out1" && fail "--runs 1: a range of one run"
+
 expect2() {
 	what=$1
 	shift
@@ -40,5 +57,9 @@ grep -q "critical" "$tmp/e" || fail "no critical match: error does not say so"
 expect2 "bad policy" "$fx/lockpair-record.trace.gz" -p bogus
 expect2 "bad boost latency" "$fx/lockpair-record.trace.gz" --boost-latency-us soon
 grep -q -- "--boost-latency-us" "$tmp/e" || fail "bad boost latency: error does not name the option"
+for bad in 0 100 x; do
+	expect2 "--runs $bad" "$fx/lockpair-record.trace.gz" --runs "$bad"
+	grep -q -- "--runs" "$tmp/e" || fail "--runs $bad: error does not name the option"
+done
 expect2 "no trace" 
 echo ok

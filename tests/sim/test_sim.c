@@ -220,6 +220,56 @@ static void test_fair_two_cpus(void **state)
 	sp_sim_workload_free(w);
 }
 
+/* ---- run_jitter_ppm: each run op's length drawn within +- the jitter ----
+ * One thread runs 1 ms and sleeps 1 ms, 100 times. Exact, it uses 100 ms
+ * of CPU; with 1 % jitter each burst is 0.99-1.01 ms, so the total is
+ * within 1 % of it but not it, another seed draws other lengths, and the
+ * same seed the same ones (superpass replay's runs are reproducible). */
+static uint64_t jittered_cpu(uint32_t ppm, uint64_t seed, int *rc)
+{
+	struct sp_sim_workload *w = wl("jitter");
+	int t = sp_sim_task_add(w, "t", SP_SIM_OTHER, 0, 1);
+	struct sp_sim_opts o;
+	struct sp_sim_result r;
+	uint64_t cpu;
+
+	sp_sim_task_set_loop(w, t, 100);
+	sp_sim_task_run(w, t, 1 * MS);
+	sp_sim_task_sleep(w, t, 1 * MS);
+	sp_sim_opts_default(&o);
+	o.cpus = 1;
+	o.duration_ns = 1000 * MS;
+	o.seed = seed;
+	o.run_jitter_ppm = ppm;
+	*rc = sp_sim_run(w, &o, &r);
+	cpu = *rc ? 0 : r.threads[0].cpu_ns;
+	sp_sim_result_free(&r);
+	sp_sim_workload_free(w);
+	return cpu;
+}
+
+static void test_run_jitter(void **state)
+{
+	uint64_t exact, a, b, a2;
+	int rc;
+
+	(void)state;
+	exact = jittered_cpu(0, 1, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(exact, 100 * MS);
+	a = jittered_cpu(10000, 1, &rc);
+	b = jittered_cpu(10000, 2, &rc);
+	a2 = jittered_cpu(10000, 1, &rc);
+	assert_int_equal(rc, 0);
+	assert_in_range(a, 99 * MS, 101 * MS);
+	assert_in_range(b, 99 * MS, 101 * MS);
+	assert_int_not_equal(a, exact);
+	assert_int_not_equal(a, b);
+	assert_int_equal(a, a2);
+	jittered_cpu(SP_SIM_MAX_RUN_JITTER_PPM + 1, 1, &rc);
+	assert_int_equal(rc, -EINVAL);
+}
+
 /* ---- the linux model's balancer moves a hog that is more than half the gap ----
  * Four nice-0 hogs start three on CPU 0 and one on CPU 1 (CPU 1 is idle
  * when the second starts, neither when the last two do), beside eight
@@ -1399,6 +1449,7 @@ int main(void)
 		cmocka_unit_test(test_fair_shares),
 		cmocka_unit_test(test_fair_two_cpus),
 		cmocka_unit_test(test_linux_balance_after_failure),
+		cmocka_unit_test(test_run_jitter),
 		cmocka_unit_test(test_linux_kernel_lock_taken_first),
 		cmocka_unit_test(test_linux_worker_cpu),
 		cmocka_unit_test(test_glibc_rwaiting_readers),

@@ -3,6 +3,33 @@
 #ifndef SP_TOOLS_REPLAY_H
 #define SP_TOOLS_REPLAY_H
 
+#include <stdint.h>
+#include <stdio.h>
+
+#include <superpass/replay.h>
+
+/* A policy's runs (replay_runs.c): --runs caps at RP_MAX_RUNS. */
+#define RP_MAX_RUNS 99
+/* Each run op's CPU time +- 1 % when a policy runs more than once: small
+ * next to the trace's own spread from one recording to the next (24-40
+ * blockings over ten recordings of one mutex bench), and enough to draw
+ * another trajectory of the same workload. */
+#define RP_RUN_JITTER_PPM 10000u
+
+struct rp_set {
+	struct sp_sim_result *runs;  /* @n runs, seeds o->seed + 0 .. n - 1 */
+	int n;
+	int median;                  /* the run of median P99.9 */
+};
+
+int rp_set_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o, int n,
+	       struct rp_set *set);
+void rp_set_free(struct rp_set *set);
+/* Each figure's median, least and most over the runs. */
+void rp_set_figures(const struct rp_set *set, struct sp_replay_figures *med,
+		    struct sp_replay_figures *lo, struct sp_replay_figures *hi);
+int rp_write_json(FILE *f, const struct rp_set *sets, int nsets, uint64_t seed);
+
 /* Exit codes: 0 done, 1 an output failed, 2 bad usage or an unusable trace. */
 int replay_main(int argc, char **argv);
 

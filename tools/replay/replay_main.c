@@ -29,6 +29,10 @@
 #define RP_BOOST_LATENCY_NS (75ull * 1000)
 #define RP_MAX_K 16
 #define RP_MAX_LIST 64
+/* Seven runs: the median is a run, the range shows what one run hides, and
+ * the whole replay of a 5 s bench trace under every policy stays well under
+ * a second. */
+#define RP_DEFAULT_RUNS 7
 
 static void usage(FILE *f)
 {
@@ -56,7 +60,12 @@ static void usage(FILE *f)
 		"                       \"linux\" (a sleeper's negative lag kept as DELAY_DEQUEUE\n"
 		"                       does, load balancing by weight: sp_sched_model)\n"
 		"      --all-threads    replay every thread, not only the recorded command's\n"
-		"      --seed N         simulator seed (default 1)\n"
+		"      --seed N         simulator seed of the first run (default 1)\n"
+		"      --runs N         runs per policy, seeds N consecutive from --seed, each\n"
+		"                       run's CPU bursts +-1 %% (default %d; 1: one exact run):\n"
+		"                       a replay is chaotic in its input, so the self-check\n"
+		"                       gives the runs' median and range, and each policy's\n"
+		"                       row is its run of median P99.9\n"
 		"      --boost-latency-us N  superpass: a fast track through the runtime's worker\n"
 		"                       acts N us after the core asks for it, as the worker\n"
 		"                       takes to wake and call sched_setattr (default %llu,\n"
@@ -64,13 +73,15 @@ static void usage(FILE *f)
 		"                       superpass-preload; 0: at once); one a critical thread's\n"
 		"                       own wait asks for acts 20 us after it, applied by the\n"
 		"                       waiter (the runtime since fa0d86e)\n"
-		"      --json FILE      one record per run (the sim's record shape)\n"
+		"      --json FILE      one record per policy (the sim's record shape: its run\n"
+		"                       of median P99.9, with every run's figures under\n"
+		"                       \"replay_runs\")\n"
 		"      --svg FILE       blocking CDF per policy\n"
 		"      --workload FILE  the derived workload as rt-app JSON (superpass sim FILE)\n"
 		"  -q, --quiet          no table on stdout\n"
 		"  -h, --help\n"
 		"Exit status: 0 done, 2 bad options or an unusable trace, 1 an output failed.\n",
-		(unsigned long long)(RP_BOOST_LATENCY_NS / 1000));
+		RP_DEFAULT_RUNS, (unsigned long long)(RP_BOOST_LATENCY_NS / 1000));
 }
 
 static int split(const char *arg, char **buf, const char **v, int cap, int *n)
@@ -136,6 +147,11 @@ static const char *within(uint64_t got, uint64_t want, char *buf, size_t cap)
 	return buf;
 }
 
+static const char *inside(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? "no (below)" : v > hi ? "no (above)" : "yes";
+}
+
 static int write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -149,7 +165,7 @@ static int write_text(const char *path, const char *text)
 
 int replay_main(int argc, char **argv)
 {
-	enum { O_K = 256, O_CPUS, O_SLICE, O_CLASSIC, O_ALL, O_SEED, O_JSON, O_SVG, O_WL, O_BLAT };
+	enum { O_K = 256, O_CPUS, O_SLICE, O_CLASSIC, O_ALL, O_SEED, O_JSON, O_SVG, O_WL, O_BLAT, O_RUNS };
 	static const struct option lo[] = {
 		{ "critical", required_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
@@ -160,6 +176,7 @@ int replay_main(int argc, char **argv)
 		{ "classic", no_argument, NULL, O_CLASSIC },
 		{ "all-threads", no_argument, NULL, O_ALL },
 		{ "seed", required_argument, NULL, O_SEED },
+		{ "runs", required_argument, NULL, O_RUNS },
 		{ "json", required_argument, NULL, O_JSON },
 		{ "svg", required_argument, NULL, O_SVG },
 		{ "workload", required_argument, NULL, O_WL },
@@ -174,7 +191,8 @@ int replay_main(int argc, char **argv)
 	const char *json = NULL, *svg = NULL, *wl = NULL, *path;
 	int32_t tids[RP_MAX_LIST];
 	uint32_t ks[RP_MAX_K] = { 4 };
-	int nc = 0, nt = 0, np = 0, nk = 1, c, status = 0, nr = 0;
+	int nc = 0, nt = 0, np = 0, nk = 1, c, status = 0, nr = 0, nruns = RP_DEFAULT_RUNS;
+	struct rp_set *sets = NULL;
 	unsigned policies = (1u << SP_SIM_POL_NR) - 1;
 	uint64_t seed = 1, blat = RP_BOOST_LATENCY_NS;
 	bool quiet = false;
@@ -268,6 +286,13 @@ int replay_main(int argc, char **argv)
 			}
 			seed = (uint64_t)v;
 			break;
+		case O_RUNS:
+			if (num(optarg, 1, RP_MAX_RUNS, &v, "--runs")) {
+				status = 2;
+				goto out;
+			}
+			nruns = (int)v;
+			break;
 		case O_JSON: json = optarg; break;
 		case O_SVG: svg = optarg; break;
 		case O_WL: wl = optarg; break;
@@ -311,7 +336,8 @@ int replay_main(int argc, char **argv)
 	if (wl && write_text(wl, sp_replay_json(r)))
 		status = 1;
 	rs = calloc(SP_SIM_POL_NR + RP_MAX_K, sizeof(*rs));
-	if (!rs) {
+	sets = calloc(SP_SIM_POL_NR + RP_MAX_K, sizeof(*sets));
+	if (!rs || !sets) {
 		status = 1;
 		goto out;
 	}
@@ -326,13 +352,15 @@ int replay_main(int argc, char **argv)
 			so.k = p == SP_SIM_POL_SUPERPASS ? ks[i] : 0;
 			so.seed = seed;
 			so.boost_latency_ns = blat;
-			c = sp_sim_run(sp_replay_workload(r), &so, &rs[nr]);
+			c = rp_set_run(sp_replay_workload(r), &so, nruns, &sets[nr]);
 			if (c) {
 				fprintf(stderr, "superpass replay: %s: the simulator refused the "
 						"workload: %s\n", path, strerror(-c));
 				status = 2;
 				goto out;
 			}
+			/* borrowed: sets[] owns the runs */
+			rs[nr] = sets[nr].runs[sets[nr].median];
 			if (p == SP_SIM_POL_NONE)
 				none = &rs[nr];
 			nr++;
@@ -340,12 +368,12 @@ int replay_main(int argc, char **argv)
 	}
 	if (!quiet) {
 		struct sp_replay_counts k;
-		struct sp_replay_figures tf, nf;
+		struct sp_replay_figures tf, nf, nlo, nhi;
 		char b1[32], b2[32], b3[32];
 
 		sp_replay_get_counts(r, &k);
 		sp_replay_trace_figures(r, &tf);
-		sp_replay_run_figures(none, &nf);
+		rp_set_figures(&sets[none - rs], &nf, &nlo, &nhi);
 		printf("%s: %llu events, %.3f s; replayed %llu threads (%.3f s CPU), %llu locks, "
 		       "%llu lock waits (%llu critical sections dropped), %llu inferred sections, "
 		       "%llu inferred read sections (at most %llu at one wait), %llu preemption points, %llu joins, %llu sleeps, "
@@ -366,17 +394,31 @@ int replay_main(int argc, char **argv)
 		if (k.open_waits)
 			printf("%s: %llu lock waits still open at the end of the trace were left out "
 			       "(a partial replay)\n", path, (unsigned long long)k.open_waits);
-		printf("\nself-check: the critical threads in the trace and replayed under none (ms)\n");
+		printf("\nself-check: the critical threads in the trace and replayed under none (ms)%s\n",
+		       nruns > 1 ? "; the replay: each figure's median over the runs, then its least and most" : "");
 		printf("  %-16s %9s %9s %9s %9s %9s %7s %6s\n", "", "blockings", "p50", "p99", "p99.9",
 		       "max", "frames", "janky");
 		fig_row("trace", &tf);
 		fig_row("replay none", &nf);
+		if (nruns > 1) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "  least of %d", nruns);
+			fig_row(what, &nlo);
+			snprintf(what, sizeof(what), "  most of %d", nruns);
+			fig_row(what, &nhi);
+		}
 		printf("  %-16s %9s %9s %9s %9s\n", "replay/trace",
 		       within(nf.blockings, tf.blockings, b1, sizeof(b1)), "",
 		       "", within(nf.p999, tf.p999, b2, sizeof(b2)));
 		if (tf.frames)
 			printf("  janky frames: %s\n", within(nf.janky, tf.janky, b3, sizeof(b3)));
 		printf("  (!) marks a figure more than 20 %% off the trace's\n");
+		if (nruns > 1)
+			printf("  the trace inside the %d runs' range: blockings %s, P99.9 %s%s%s\n", nruns,
+			       inside(tf.blockings, nlo.blockings, nhi.blockings),
+			       inside(tf.p999, nlo.p999, nhi.p999), tf.frames ? ", janky frames " : "",
+			       tf.frames ? inside(tf.janky, nlo.janky, nhi.janky) : "");
 		/* Other programs that ran during the recording (another user's
 		 * build or profiler) took CPU the replay does not have: in a
 		 * recording with 2.7 s of it beside 7.4 s replayed, the starved
@@ -393,11 +435,29 @@ int replay_main(int argc, char **argv)
 		for (int i = 0; i < nr; i++)
 			sp_sim_print_row(stdout, &rs[i], none);
 		sp_sim_print_summary(stdout, rs, nr);
+		if (nruns > 1) {
+			printf("each row: the run of median P99.9 of %d (seeds %llu-%llu, each CPU burst "
+			       "+-1 %%); P99.9 over the runs, least-most (ms):\n", nruns,
+			       (unsigned long long)seed, (unsigned long long)(seed + (uint64_t)nruns - 1));
+			for (int i = 0; i < nr; i++) {
+				struct sp_replay_figures fm, fl, fh;
+				char name[48];
+
+				rp_set_figures(&sets[i], &fm, &fl, &fh);
+				if (rs[i].policy == SP_SIM_POL_SUPERPASS)
+					snprintf(name, sizeof(name), "%s K=%u",
+						 sp_sim_policy_name(rs[i].policy), rs[i].k);
+				else
+					snprintf(name, sizeof(name), "%s", sp_sim_policy_name(rs[i].policy));
+				printf("  %-22s %8.2f-%.2f\n", name, (double)fl.p999 / 1e6,
+				       (double)fh.p999 / 1e6);
+			}
+		}
 	}
 	if (json) {
 		FILE *f = fopen(json, "w");
 
-		if (!f || sp_sim_write_json(f, rs, nr, seed) || fclose(f)) {
+		if (!f || rp_write_json(f, sets, nr, seed) || fclose(f)) {
 			fprintf(stderr, "superpass replay: cannot write %s\n", json);
 			status = 1;
 		}
@@ -411,8 +471,9 @@ int replay_main(int argc, char **argv)
 		}
 	}
 out:
-	for (int i = 0; rs && i < nr; i++)
-		sp_sim_result_free(&rs[i]);
+	for (int i = 0; sets && i < nr; i++)
+		rp_set_free(&sets[i]);
+	free(sets);
 	free(rs);
 	sp_replay_free(r);
 	free(cbuf);
