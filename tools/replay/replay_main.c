@@ -61,7 +61,7 @@ static void usage(FILE *f)
 		"                       does, load balancing by weight: sp_sched_model)\n"
 		"      --all-threads    replay every thread, not only the recorded command's\n"
 		"      --seed N         simulator seed of the first run (default 1)\n"
-		"      --runs N         runs per policy, seeds N consecutive from --seed, each\n"
+		"      --runs N         runs per policy, on N consecutive seeds from --seed, each\n"
 		"                       run's CPU bursts +-1 %% (default %d; 1: one exact run):\n"
 		"                       a replay is chaotic in its input, so the self-check\n"
 		"                       gives the runs' median and range, and each policy's\n"
