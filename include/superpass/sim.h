@@ -315,6 +315,9 @@ void sp_sim_result_free(struct sp_sim_result *r);
  * with, or NULL), and the summary lines against `none`. */
 void sp_sim_print_header(FILE *f, const char *scenario, uint32_t cpus, uint64_t duration_ns);
 void sp_sim_print_row(FILE *f, const struct sp_sim_result *r, const struct sp_sim_result *none);
+/* A run's name in those rows: its policy, and a superpass run's K
+ * ("superpass K=4", "superpass K=64 (all)"). Returns @buf. */
+const char *sp_sim_policy_label(const struct sp_sim_result *r, char *buf, size_t cap);
 void sp_sim_print_summary(FILE *f, const struct sp_sim_result *rs, int n);
 /* {"runs": [...]} with the bench's record keys, one record per result. */
 int sp_sim_write_json(FILE *f, const struct sp_sim_result *rs, int n, uint64_t seed);

@@ -27,7 +27,7 @@ static double sp_pct(double v, double base)
 	return base > 0 ? 100.0 * (v - base) / base : 0.0;
 }
 
-static const char *sp_label(const struct sp_sim_result *r, char *buf, size_t cap)
+const char *sp_sim_policy_label(const struct sp_sim_result *r, char *buf, size_t cap)
 {
 	if (r->policy == SP_SIM_POL_SUPERPASS && r->k >= SP_UNBOUNDED_K)
 		snprintf(buf, cap, "superpass K=%u (all)", r->k);
@@ -51,7 +51,7 @@ void sp_sim_print_row(FILE *f, const struct sp_sim_result *r, const struct sp_si
 {
 	char name[40];
 
-	fprintf(f, "%-22s %9llu %8.2f %8.2f %9.2f %8.2f %7llu %6llu", sp_label(r, name, sizeof(name)),
+	fprintf(f, "%-22s %9llu %8.2f %8.2f %9.2f %8.2f %7llu %6llu", sp_sim_policy_label(r, name, sizeof(name)),
 		(unsigned long long)r->blockings, sp_ms(r->p50), sp_ms(r->p99), sp_ms(r->p999),
 		sp_ms(r->max), (unsigned long long)r->frames, (unsigned long long)r->janky);
 	if (r == none)
@@ -92,7 +92,7 @@ void sp_sim_print_summary(FILE *f, const struct sp_sim_result *rs, int n)
 			continue;
 		fprintf(f, "  %-20s vs none: P99.9 %+6.1f%%, blockings %+6.1f%%, janky %+6.1f%%, "
 			   "hog work %+5.1f%%\n",
-			sp_label(r, name, sizeof(name)), sp_pct((double)r->p999, (double)none->p999),
+			sp_sim_policy_label(r, name, sizeof(name)), sp_pct((double)r->p999, (double)none->p999),
 			sp_pct((double)r->blockings, (double)none->blockings),
 			sp_pct((double)r->janky, (double)none->janky),
 			sp_pct((double)r->bg_work_ns, (double)none->bg_work_ns));
@@ -229,7 +229,7 @@ int sp_sim_write_svg(FILE *f, const struct sp_sim_result *rs, int n, const char 
 		uint64_t cum = 0;
 
 		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s (%llu)</text>\n", W - R + 10,
-			T + 16 + 18 * i, col, sp_label(&rs[i], name, sizeof(name)),
+			T + 16 + 18 * i, col, sp_sim_policy_label(&rs[i], name, sizeof(name)),
 			(unsigned long long)h->count);
 		if (!h->count)
 			continue;

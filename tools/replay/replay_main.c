@@ -444,20 +444,16 @@ int replay_main(int argc, char **argv)
 				char name[48];
 
 				rp_set_figures(&sets[i], &fm, &fl, &fh);
-				if (rs[i].policy == SP_SIM_POL_SUPERPASS)
-					snprintf(name, sizeof(name), "%s K=%u",
-						 sp_sim_policy_name(rs[i].policy), rs[i].k);
-				else
-					snprintf(name, sizeof(name), "%s", sp_sim_policy_name(rs[i].policy));
-				printf("  %-22s %8.2f-%.2f\n", name, (double)fl.p999 / 1e6,
-				       (double)fh.p999 / 1e6);
+				printf("  %-22s %8.2f-%.2f\n",
+				       sp_sim_policy_label(&rs[i], name, sizeof(name)),
+				       (double)fl.p999 / 1e6, (double)fh.p999 / 1e6);
 			}
 		}
 	}
 	if (json) {
 		FILE *f = fopen(json, "w");
 
-		if (!f || rp_write_json(f, sets, nr, seed) || fclose(f)) {
+		if (!f || rp_write_json(f, rs, sets, nr, seed) || fclose(f)) {
 			fprintf(stderr, "superpass replay: cannot write %s\n", json);
 			status = 1;
 		}

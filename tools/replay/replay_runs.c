@@ -120,13 +120,13 @@ static struct json_object *rp_array(const struct rp_set *set, int what)
 }
 
 /*
- * The simulator's records (sp_sim_write_json) of each set's median run,
+ * The simulator's records (sp_sim_write_json) of @rows, each set's median run,
  * each with "replay_runs": how many runs, their seeds and jitter, and the
  * blockings, P50, P99.9 and janky frames of every run, in seed order.
  */
-int rp_write_json(FILE *f, const struct rp_set *sets, int nsets, uint64_t seed)
+int rp_write_json(FILE *f, const struct sp_sim_result *rows, const struct rp_set *sets,
+		  int nsets, uint64_t seed)
 {
-	struct sp_sim_result *med = calloc((size_t)nsets ?: 1, sizeof(*med));
 	struct json_object *root = NULL, *runs;
 	char *buf = NULL;
 	size_t len = 0;
@@ -134,14 +134,10 @@ int rp_write_json(FILE *f, const struct rp_set *sets, int nsets, uint64_t seed)
 	const char *s;
 	int rc = -EIO;
 
-	if (!med)
-		return -ENOMEM;
-	for (int i = 0; i < nsets; i++)
-		med[i] = sets[i].runs[sets[i].median]; /* borrowed: sets own them */
 	m = open_memstream(&buf, &len);
 	if (!m)
 		goto out;
-	rc = sp_sim_write_json(m, med, nsets, seed);
+	rc = sp_sim_write_json(m, rows, nsets, seed);
 	if (fclose(m) && !rc)
 		rc = -EIO;
 	if (rc)
@@ -172,6 +168,5 @@ int rp_write_json(FILE *f, const struct rp_set *sets, int nsets, uint64_t seed)
 out:
 	json_object_put(root);
 	free(buf);
-	free(med);
 	return rc;
 }
