@@ -37,7 +37,13 @@
  *    always above fair; FIFO order within a priority.
  *  - Per-CPU run queues. Wakeup placement: a fair task goes to its
  *    previous CPU if idle, else to the lowest-numbered idle CPU, else back
- *    to its previous CPU; an RT task goes to the CPU running the
+ *    to its previous CPU (linux model: select_task_rq_fair()'s fast path,
+ *    where the waker's CPU may replace the previous one first: an unlock's
+ *    wakee goes to the unlocking thread's CPU when wake_affine() says so,
+ *    that CPU idle, or its load with the wakee's below the previous one's
+ *    by WA_BIAS, unless wake_wide() finds a waker of many and a wakee of
+ *    several (record_wakee()'s flips); and a sleeper DELAY_DEQUEUE still
+ *    holds is requeued where it is); an RT task goes to the CPU running the
  *    lowest-priority work when it cannot preempt where it was (cpupri's
  *    find_lowest_rq). Balancing: a CPU about to go idle pulls a queued
  *    task from the CPU with most queued tasks; every 4 ms the CPU with most
@@ -49,9 +55,9 @@
  *    failed tries above 117 % of the least loaded (imbalance_pct), its
  *    load halved per try as nr_balance_failed does, so four nice-0 hogs
  *    go two per CPU whatever nice-19 or mostly sleeping threads run
- *    beside them; a task that fits the gap moves at any imbalance, for
- *    the wakeup placement that moves Linux's small tasks); a queued RT task
- *    is pulled by any CPU that would otherwise run something lower.
+ *    beside them; a task that fits the gap moves at any imbalance, which
+ *    Linux does not do: a calibration, sp_sim_sched.c says why); a queued
+ *    RT task is pulled by any CPU that would otherwise run something lower.
  *  - Locks: userspace mutex (glibc normal futex mutex: unlock frees the
  *    word and wakes one waiter, which retries when it runs, so a running
  *    thread may take the lock first), PI futex mutex (ownership handed to
@@ -207,7 +213,8 @@ enum sp_sim_trace_type {
 	SP_SIM_TR_BLOCK,       /* thread waits for lock; arg: hold */
 	SP_SIM_TR_ACQUIRE,     /* thread holds lock; arg: hold */
 	SP_SIM_TR_RELEASE,     /* thread let go of lock; arg: hold */
-	SP_SIM_TR_WAKE,        /* thread is runnable again (timer, futex wake, handoff) */
+	SP_SIM_TR_WAKE,        /* thread is runnable again (timer, futex wake, handoff);
+				  rq: the CPU whose queue the wakeup put it on */
 	SP_SIM_TR_PRIO,        /* thread's effective RT priority is now arg (0: fair) */
 	SP_SIM_TR_FRAME,       /* critical thread reached a timer; arg: 1 if late */
 	SP_SIM_TR_PROXY,       /* cpu runs thread (the owner) for donor arg */

@@ -445,6 +445,7 @@ static int sp_sim_setup(struct sim *s)
 			t->weight = sched_weight(t->nice);
 			t->fresh = true;
 			t->pelt = 1024;
+			t->last_wakee = -1;
 			t->wait_lock = -1;
 			t->task_left = k->loop;
 			t->phase_left = k->nphases ? k->phases[0].loop : 1;
@@ -584,6 +585,7 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	s.slice = o->base_slice_ns ? o->base_slice_ns
 		: w->base_slice_ns ? w->base_slice_ns : SP_SIM_DEFAULT_SLICE_NS;
 	s.linux_model = w->linux_model;
+	s.waker = -1;
 	s.waiter_boost = w->waiter_boost;
 	s.fifo_prio = o->fifo_prio ? o->fifo_prio : 1;
 	s.tick_ns = o->tick_ns ? o->tick_ns : 1000000ull;

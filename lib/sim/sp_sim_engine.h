@@ -20,6 +20,7 @@
 #define SP_RR_SLICE_NS (100ull * 1000 * 1000)
 #define SP_TICK_NSEC (4ull * 1000 * 1000)   /* HZ=250: place_entity's lag bound */
 #define SP_BALANCE_NS (4ull * 1000 * 1000)
+#define SP_FLIP_DECAY_NS (1000ull * 1000 * 1000) /* record_wakee(): HZ jiffies */
 #define SP_MAX_HELD 16
 #define SP_MAX_SNAP 16
 #define SP_INF UINT64_MAX
@@ -81,6 +82,11 @@ struct sth {
 	 * queue, whose average vruntime was @delay_V when it slept */
 	bool delayed;
 	uint32_t pelt;           /* linux model: runnable share, 0..1024, PELT-like */
+	/* linux model, record_wakee(): the thread it last woke, how often
+	 * that changed (halved once a second), when it was last halved */
+	int last_wakee;
+	uint32_t wakee_flips;
+	uint64_t flip_decay_t;
 	int delay_cpu;
 	int64_t delay_V;
 	uint64_t rr_left;
@@ -157,6 +163,9 @@ struct sim {
 	bool linux_model;         /* the workload's sp_sched_model is "linux" */
 	bool waiter_boost;        /* the workload's sp_waiter_boost */
 	bool in_waiter;           /* inside a critical waiter's block (pol_blocked) */
+	/* linux model: the thread whose unlock is waking threads now
+	 * (select_task_rq_fair()'s current), -1 for a timer's wake */
+	int waker;
 	uint32_t balance_failed;  /* linux model: sd->nr_balance_failed (sched_balance) */
 	uint64_t balance_next;    /* linux model: when the next balance runs */
 	uint64_t balance_interval; /* linux model: sd->balance_interval, busy (sched_balance) */

@@ -300,6 +300,7 @@ bool lock_release(struct sim *s, struct sth *t, int li)
 		pol_lock_changed(s);
 		return false;
 	}
+	s->waker = t->idx; /* the wakes below are @t's (select_task_rq_fair()) */
 	switch (l->kind) {
 	case SP_SIM_UMUTEX:
 		if (l->pi) {
@@ -341,6 +342,7 @@ bool lock_release(struct sim *s, struct sth *t, int li)
 		l->handoff = false;
 		break;
 	}
+	s->waker = -1;
 	pol_lock_changed(s);
 	return true;
 }

@@ -1320,6 +1320,142 @@ static void test_linux_slice_at_tick(void **state)
 	}
 }
 
+/* ---- linux model: where a wakeup puts a fair thread ----
+ *
+ * Thread 0 ("t") sleeps on CPU 0 waiting for a mutex that "w", pinned to
+ * CPU 1, holds; w unlocks and runs on. Where t's wake queues it (the
+ * WAKE event's rq) is select_task_rq_fair()'s answer. */
+struct wake_rq {
+	int n, rq[8];
+};
+
+static void wake_rq_trace(void *ctx, const struct sp_sim_trace *e)
+{
+	struct wake_rq *x = ctx;
+
+	if (e->type == SP_SIM_TR_WAKE && e->thread == 0 && x->n < 8)
+		x->rq[x->n++] = e->rq;
+}
+
+/* The CPU thread 0's @k-th wake queued it on (its first is its start). */
+static int wake_rq_of(const char *text, int k)
+{
+	struct sp_sim_workload *w;
+	struct wake_rq x = { 0 };
+	struct sp_sim_opts o;
+	struct sp_sim_result r;
+	char err[256] = "";
+
+	if (sp_sim_workload_parse(text, "wake", &w, err, sizeof(err)))
+		fail_msg("%s", err);
+	sp_sim_opts_default(&o);
+	o.duration_ns = 100 * MS;
+	o.trace = wake_rq_trace;
+	o.trace_ctx = &x;
+	assert_int_equal(sp_sim_run(w, &o, &r), 0);
+	sp_sim_result_free(&r);
+	sp_sim_workload_free(w);
+	if (x.n <= k)
+		fail_msg("thread 0 woke %d times, not %d", x.n, k + 1);
+	return x.rq[k];
+}
+
+/* wake_affine(): the unlock comes from CPU 1. With three hogs on CPU 0 and
+ * only w on CPU 1, t goes to the waker's CPU (its load with t's, times
+ * 100, is below CPU 0's times 108); with one hog on CPU 0 and two more
+ * beside w, it stays on CPU 0. The classic model never moves it. In the
+ * bench's mutex traces a holder woken by the critical thread's unlock went
+ * where wake_affine() said; before this the replayed holders stayed put,
+ * and the replays had 14-28 % more critical blockings than their traces. */
+static void test_linux_wake_affine(void **state)
+{
+	static const char *const fmt =
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 2, \"sp_sched_model\": \"%s\" }, "
+		"\"tasks\": { "
+		"\"t\": { \"loop\": 1, \"run\": 100, \"sleep\": 1000, \"lock\": \"m\", \"run1\": 100, "
+		"\"unlock\": \"m\", \"sleep1\": 1000000 }, "
+		"\"w\": { \"cpus\": [1], \"delay\": 1000, \"loop\": 1, \"lock\": \"m\", \"run\": 10000, "
+		"\"unlock\": \"m\", \"run1\": 5000, \"sleep\": 1000000 }, "
+		"\"h\": { \"instance\": %d, \"cpus\": [0], \"delay\": 1500, \"run\": 100000 }%s } }";
+	static const char *const two_beside_w =
+		", \"g\": { \"instance\": 2, \"cpus\": [1], \"delay\": 1500, \"run\": 100000 }";
+	char text[1024];
+
+	(void)state;
+	/* its first wake is its start, the second its timer on CPU 0 (no
+	 * other CPU asks: the wake comes from where it slept), the third
+	 * w's unlock */
+	snprintf(text, sizeof(text), fmt, "linux", 3, "");
+	assert_int_equal(wake_rq_of(text, 1), 0);
+	assert_int_equal(wake_rq_of(text, 2), 1);
+	snprintf(text, sizeof(text), fmt, "linux", 1, two_beside_w);
+	assert_int_equal(wake_rq_of(text, 2), 0);
+	snprintf(text, sizeof(text), fmt, "classic", 3, "");
+	assert_int_equal(wake_rq_of(text, 2), 0);
+}
+
+/* wake_wide(): w first unlocks three other mutexes with a waiter each
+ * (four wakees in a row: four flips), and t has woken the waiters of its
+ * own two mutexes (two flips): a waker of many and a wakee of several, so
+ * t is woken where it was, though w's CPU is the lighter. Without w's
+ * other wakes (one flip) it goes to w's CPU as above. */
+static void test_linux_wake_wide(void **state)
+{
+	static const char *const fmt =
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 2, \"sp_sched_model\": \"linux\" }, "
+		"\"tasks\": { "
+		"\"t\": { \"loop\": 1, \"lock\": \"m1\", \"lock1\": \"m2\", \"sleep\": 1500, "
+		"\"unlock\": \"m1\", \"unlock1\": \"m2\", \"lock2\": \"m\", \"run\": 100, "
+		"\"unlock2\": \"m\", \"sleep1\": 1000000 }, "
+		"\"x\": { \"cpus\": [0], \"delay\": 100, \"loop\": 1, \"lock\": \"m1\", \"unlock\": \"m1\", "
+		"\"sleep\": 1000000 }, "
+		"\"y\": { \"cpus\": [0], \"delay\": 100, \"loop\": 1, \"lock\": \"m2\", \"unlock\": \"m2\", "
+		"\"sleep\": 1000000 }, "
+		"\"w\": { \"cpus\": [1], \"delay\": 1000, \"loop\": 1, \"lock\": \"m\", %s \"run\": 10000, "
+		"%s \"unlock3\": \"m\", \"run1\": 5000, \"sleep\": 1000000 }, "
+		"\"u1\": { \"cpus\": [1], \"delay\": 2000, \"loop\": 1, \"lock\": \"n1\", \"unlock\": \"n1\", "
+		"\"sleep\": 1000000 }, "
+		"\"u2\": { \"cpus\": [1], \"delay\": 2000, \"loop\": 1, \"lock\": \"n2\", \"unlock\": \"n2\", "
+		"\"sleep\": 1000000 }, "
+		"\"u3\": { \"cpus\": [1], \"delay\": 2000, \"loop\": 1, \"lock\": \"n3\", \"unlock\": \"n3\", "
+		"\"sleep\": 1000000 }, "
+		"\"h\": { \"instance\": 3, \"cpus\": [0], \"delay\": 2500, \"run\": 100000 } } }";
+	char text[2048];
+
+	(void)state;
+	snprintf(text, sizeof(text), fmt, "\"lock1\": \"n1\", \"lock2\": \"n2\", \"lock3\": \"n3\",",
+		 "\"unlock\": \"n1\", \"unlock1\": \"n2\", \"unlock2\": \"n3\",");
+	assert_int_equal(wake_rq_of(text, 1), 0);
+	assert_int_equal(wake_rq_of(text, 2), 0);
+	snprintf(text, sizeof(text), fmt, "", "");
+	assert_int_equal(wake_rq_of(text, 2), 1);
+}
+
+/* DELAY_DEQUEUE: t runs 2 ms at once beside two hogs on CPU 0 and waits
+ * for w's mutex in debt. At nice 19 its deadline lies 68 base slices past
+ * its vruntime, so 18 ms later it is still queued on CPU 0 and w's unlock
+ * requeues it there (ttwu_runnable: no CPU is chosen); at nice 0 it left
+ * its queue once its debt was paid, and wake_affine() sends it to w's
+ * lighter CPU. */
+static void test_linux_delayed_sleeper_wakes_in_place(void **state)
+{
+	static const char *const fmt =
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 2, \"sp_sched_model\": \"linux\" }, "
+		"\"tasks\": { "
+		"\"t\": { \"priority\": %d, \"loop\": 1, \"run\": 2000, \"lock\": \"m\", \"run1\": 100, "
+		"\"unlock\": \"m\", \"sleep1\": 1000000 }, "
+		"\"w\": { \"cpus\": [1], \"loop\": 1, \"lock\": \"m\", \"run\": 20000, \"unlock\": \"m\", "
+		"\"run1\": 5000, \"sleep\": 1000000 }, "
+		"\"h\": { \"instance\": 2, \"cpus\": [0], \"run\": 100000 } } }";
+	char text[1024];
+
+	(void)state;
+	snprintf(text, sizeof(text), fmt, 19);
+	assert_int_equal(wake_rq_of(text, 1), 0);
+	snprintf(text, sizeof(text), fmt, 0);
+	assert_int_equal(wake_rq_of(text, 1), 1);
+}
+
 /* ---- superpass: the runtime's boost latency ---- */
 struct boost_gap {
 	uint64_t block_t, min_gap;
@@ -1466,6 +1602,9 @@ int main(void)
 		cmocka_unit_test(test_superpass_restores_everything),
 		cmocka_unit_test(test_superpass_boost_latency),
 		cmocka_unit_test(test_linux_slice_at_tick),
+		cmocka_unit_test(test_linux_wake_affine),
+		cmocka_unit_test(test_linux_wake_wide),
+		cmocka_unit_test(test_linux_delayed_sleeper_wakes_in_place),
 		cmocka_unit_test(test_wake_one_leaves_lock_free),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_preempt_point),
