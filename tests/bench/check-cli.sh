@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # ctest "bench_cli": `superpass bench` rejects bad option values up front,
 # before any run, with exit status 2 and a message naming the option (never
-# silently), and `--help` lists the options the parser takes. Nothing here
-# runs the benchmark itself (that is a measurement, not a test).
+# silently), and `--help` lists the options the parser takes. One short run
+# checks that every row's JSON record carries the host's steal time (the
+# preloaded row's through its child); no figure of it is checked (that is a
+# measurement, not a test).
 #   check-cli.sh SUPERPASS
 set -eu
 sp=$1
@@ -57,5 +59,23 @@ expect_reject "unknown option" --no-such-option
 for opt in --duration --repeat --scenarios --policies --k --json --quiet; do
 	grep -qF -- "$opt" "$tmp/help" || { echo "FAIL: --help lacks $opt"; fail=1; }
 done
+
+# steal_s: seconds, never negative where /proc/stat counts steal (Linux
+# since 2.6.11), in both rows.
+if "$sp" bench -q -s mutex -p none,superpass-preload -d 0.2 -r 1 --json "$tmp/r.json" \
+	>"$tmp/out" 2>"$tmp/err"; then
+	n=$(grep -o '"steal_s": [0-9][0-9.]*' "$tmp/r.json" | wc -l)
+	if [ "$n" -ne 2 ]; then
+		echo "FAIL: $n of 2 runs carry steal_s:"
+		cat "$tmp/r.json"
+		fail=1
+	else
+		echo "ok: both runs carry steal_s"
+	fi
+else
+	echo "FAIL: a 0.2 s run failed:"
+	cat "$tmp/err"
+	fail=1
+fi
 [ "$fail" -eq 0 ] && echo "bench_cli: all passed"
 exit "$fail"

@@ -68,6 +68,12 @@ struct bench_result {
 	struct sp_hist boost_hist;
 	uint64_t boost_p50, boost_p99, boost_n;
 	double rt_cpu_s;         /* CPU time of the runtime's worker thread in the run */
+	/* CPU time the hypervisor gave to others during the run, all CPUs
+	 * (/proc/stat steal); -1 where the kernel does not count it. A virtual
+	 * CPU taken away for tens of ms stalls whatever it was running, a
+	 * fast-tracked holder included: such a run's longest wait may be the
+	 * host's. */
+	double steal_s;
 	int ncpus;
 	/* superpass policies: every core and runtime counter at the end of the
 	 * run (the JSON's "core" and "runtime" objects). */
@@ -100,6 +106,8 @@ int bench_child_main(const struct bench_opts *o);
 void bench_print_header(FILE *f, const struct bench_opts *o, enum bench_scenario sc);
 void bench_print_row(FILE *f, const struct bench_result *r, const struct bench_result *none);
 void bench_print_summary(FILE *f, const struct bench_result *rs, int n, enum bench_scenario sc);
+/* A line on the host's steal time during @n runs, if it took any. */
+void bench_print_steal(FILE *f, const struct bench_result *rs, int n);
 /* @rs: @reps passes over the same @rows rows (rs[rep * rows + row]). */
 void bench_print_repeats(FILE *f, const struct bench_opts *o, const struct bench_result *rs,
 			 int rows, int reps);
@@ -110,6 +118,8 @@ int bench_write_json(const char *path, const struct bench_opts *o, const struct 
 uint64_t bench_now_ns(void);
 uint64_t bench_thread_cpu_ns(void);
 double bench_process_cpu_s(void);
+/* The machine's steal time so far, all CPUs, in s; -1 if unknown. */
+double bench_host_steal_s(void);
 void bench_spin_cpu_us(uint32_t us);
 /* The same, calling @poll(@arg) about every BENCH_POLL_NS of CPU time: the
  * resolution of boost_us (the holder polls its policy only while a critical

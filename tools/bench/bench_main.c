@@ -117,6 +117,7 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 		} else {
 			bench_print_repeats(stdout, &o, rs + first, rows, o.repeat);
 		}
+		bench_print_steal(stdout, rs + first, n - first);
 		fflush(stdout);
 	}
 	printf("\nblocking: critical thread's wait from lock request to acquisition; janky: 8.33 ms "

@@ -158,11 +158,13 @@ int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 
 		while (fscanf(f, "%31s", key) == 1) {
 			if (!strcmp(key, "seconds") || !strcmp(key, "cpu_s") ||
-			    !strcmp(key, "rt_cpu_s")) {
+			    !strcmp(key, "rt_cpu_s") || !strcmp(key, "steal_s")) {
 				if (fscanf(f, "%lf", &d) != 1)
 					break;
-				*(!strcmp(key, "seconds") ? &r->seconds
-				  : !strcmp(key, "cpu_s") ? &r->cpu_s : &r->rt_cpu_s) = d;
+				*(!strcmp(key, "seconds")  ? &r->seconds
+				  : !strcmp(key, "cpu_s")  ? &r->cpu_s
+				  : !strcmp(key, "steal_s") ? &r->steal_s
+							    : &r->rt_cpu_s) = d;
 				continue;
 			}
 			if (fscanf(f, "%llu", &v) != 1)
@@ -217,14 +219,15 @@ int bench_child_main(const struct bench_opts *o)
 		return 1;
 	fprintf(f, "blockings %llu\nframes %llu\njanky %llu\nhog_iters %llu\nblocked_ns %llu\n"
 		   "holder_wait_ns %llu\np50 %llu\np99 %llu\np999 %llu\nmax %llu\nseconds %f\n"
-		   "cpu_s %f\nboost_p50 %llu\nboost_p99 %llu\nboost_n %llu\nrt_cpu_s %f\n",
+		   "cpu_s %f\nboost_p50 %llu\nboost_p99 %llu\nboost_n %llu\nrt_cpu_s %f\n"
+		   "steal_s %f\n",
 		(unsigned long long)r->blockings, (unsigned long long)r->frames,
 		(unsigned long long)r->janky, (unsigned long long)r->hog_iters,
 		(unsigned long long)r->blocked_ns, (unsigned long long)r->holder_wait_ns,
 		(unsigned long long)r->p50, (unsigned long long)r->p99,
 		(unsigned long long)r->p999, (unsigned long long)r->max, r->seconds, r->cpu_s,
 		(unsigned long long)r->boost_p50, (unsigned long long)r->boost_p99,
-		(unsigned long long)r->boost_n, r->rt_cpu_s);
+		(unsigned long long)r->boost_n, r->rt_cpu_s, r->steal_s);
 	fclose(f);
 	free(r);
 	return 0;

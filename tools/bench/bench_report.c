@@ -147,6 +147,32 @@ void bench_print_summary(FILE *f, const struct bench_result *rs, int n, enum ben
 	}
 }
 
+void bench_print_steal(FILE *f, const struct bench_result *rs, int n)
+{
+	const struct bench_result *worst = NULL;
+	double all = 0, cpu = 0;
+	char name[40];
+
+	for (int i = 0; i < n; i++) {
+		const struct bench_result *r = &rs[i];
+
+		if (r->skipped || r->steal_s < 0)
+			continue;
+		all += r->steal_s;
+		cpu += r->seconds * (r->ncpus > 0 ? r->ncpus : 1);
+		if (!worst || r->steal_s > worst->steal_s)
+			worst = r;
+	}
+	/* /proc/stat counts in ticks of 10 ms */
+	if (!worst || worst->steal_s < 0.005 || cpu <= 0)
+		return;
+	fprintf(f, "host steal: the hypervisor ran something else for %.0f ms of these runs' CPU "
+		   "time (%.2f %%), %.0f ms of it in one run\n(%s, pass %d): a virtual CPU taken "
+		   "away stalls what it runs, and a run's longest wait may be the host's\n",
+		all * 1e3, 100.0 * all / cpu, worst->steal_s * 1e3,
+		label(worst, name, sizeof(name)), worst->rep + 1);
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -333,7 +359,8 @@ int bench_write_json(const char *path, const struct bench_opts *o, const struct 
 			   "\"seconds\": %.3f, \"cpu_s\": %.3f, \"blocked_ns\": %llu, "
 			   "\"holder_wait_ns\": %llu, \"grants\": %llu, \"expiries\": %llu, "
 			   "\"fast_tracks\": %llu, \"rep\": %d, \"boost_p50_ns\": %llu, "
-			   "\"boost_p99_ns\": %llu, \"boosts_measured\": %llu, \"rt_cpu_s\": %.4f, ",
+			   "\"boost_p99_ns\": %llu, \"boosts_measured\": %llu, \"rt_cpu_s\": %.4f, "
+			   "\"steal_s\": %.3f, ",
 			bench_scenario_name[r->scenario], bench_policy_name[r->policy], r->k,
 			r->skipped ? "true" : "false", r->note, (unsigned long long)r->blockings,
 			(unsigned long long)r->p50, (unsigned long long)r->p99,
@@ -344,7 +371,7 @@ int bench_write_json(const char *path, const struct bench_opts *o, const struct 
 			(unsigned long long)r->grants, (unsigned long long)r->expiries,
 			(unsigned long long)r->fast_tracks, r->rep,
 			(unsigned long long)r->boost_p50, (unsigned long long)r->boost_p99,
-			(unsigned long long)r->boost_n, r->rt_cpu_s);
+			(unsigned long long)r->boost_n, r->rt_cpu_s, r->steal_s);
 		json_stats(f, r);
 		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}
