@@ -17,6 +17,13 @@ grep -q '^  trace ' "$tmp/out" || fail "no trace row in the self-check"
 grep -q '^  replay none ' "$tmp/out" || fail "no replay row in the self-check"
 grep -q '"policy": *"superpass"' "$tmp/r.json" || fail "--json has no superpass record"
 grep -q '<svg' "$tmp/r.svg" || fail "--svg is not an SVG"
+# --json's "trace": the trace's own blockings and janky frames, the
+# self-check's trace row
+tb=$(awk '$1 == "trace" { print $2 }' "$tmp/out")
+tj=$(awk '$1 == "trace" { print $8 }' "$tmp/out")
+tr=$(tr -d ' \n' < "$tmp/r.json" | grep -o '"trace":{[^}]*}') || fail "--json has no trace object"
+echo "$tr" | grep -q "\"blockings\":$tb," || fail "--json trace: blockings not $tb: $tr"
+echo "$tr" | grep -q "\"janky\":$tj}" || fail "--json trace: janky not $tj: $tr"
 "$sp" sim "$tmp/w.json" -p none -q > "$tmp/sim" || fail "superpass sim refused the --workload file"
 
 # --runs: the self-check's median with the runs' least and most, each

@@ -28,9 +28,10 @@ void rp_set_free(struct rp_set *set);
 /* Each figure's median, least and most over the runs. */
 void rp_set_figures(const struct rp_set *set, struct sp_replay_figures *med,
 		    struct sp_replay_figures *lo, struct sp_replay_figures *hi);
-/* @rows[i]: sets[i]'s median run, the record written for it */
+/* @rows[i]: sets[i]'s median run, the record written for it; @trace: the
+ * trace's own figures, written beside "runs" as "trace" */
 int rp_write_json(FILE *f, const struct sp_sim_result *rows, const struct rp_set *sets,
-		  int nsets, uint64_t seed);
+		  int nsets, uint64_t seed, const struct sp_replay_figures *trace);
 
 /* Exit codes: 0 done, 1 an output failed, 2 bad usage or an unusable trace. */
 int replay_main(int argc, char **argv);

@@ -75,7 +75,7 @@ static void usage(FILE *f)
 		"                       waiter (the runtime since fa0d86e)\n"
 		"      --json FILE      one record per policy (the sim's record shape: its run\n"
 		"                       of median P99.9, with every run's figures under\n"
-		"                       \"replay_runs\")\n"
+		"                       \"replay_runs\"), and the trace's own figures (\"trace\")\n"
 		"      --svg FILE       blocking CDF per policy\n"
 		"      --workload FILE  the derived workload as rt-app JSON (superpass sim FILE)\n"
 		"  -q, --quiet          no table on stdout\n"
@@ -451,9 +451,11 @@ int replay_main(int argc, char **argv)
 		}
 	}
 	if (json) {
+		struct sp_replay_figures tf;
 		FILE *f = fopen(json, "w");
 
-		if (!f || rp_write_json(f, rs, sets, nr, seed) || fclose(f)) {
+		sp_replay_trace_figures(r, &tf);
+		if (!f || rp_write_json(f, rs, sets, nr, seed, &tf) || fclose(f)) {
 			fprintf(stderr, "superpass replay: cannot write %s\n", json);
 			status = 1;
 		}

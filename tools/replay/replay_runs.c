@@ -119,15 +119,34 @@ static struct json_object *rp_array(const struct rp_set *set, int what)
 	return a;
 }
 
+/* The trace's own figures, in the records' units and names: what the
+ * self-check compares the `none` record's runs with. */
+static struct json_object *rp_trace_object(const struct sp_replay_figures *t)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "blockings", json_object_new_uint64(t->blockings));
+	json_object_object_add(o, "p50_ns", json_object_new_uint64(t->p50));
+	json_object_object_add(o, "p99_ns", json_object_new_uint64(t->p99));
+	json_object_object_add(o, "p999_ns", json_object_new_uint64(t->p999));
+	json_object_object_add(o, "max_ns", json_object_new_uint64(t->max));
+	json_object_object_add(o, "frames", json_object_new_uint64(t->frames));
+	json_object_object_add(o, "janky", json_object_new_uint64(t->janky));
+	return o;
+}
+
 /*
  * The simulator's records (sp_sim_write_json) of @rows, each set's median run,
  * each with "replay_runs": how many runs, their seeds and jitter, and the
- * blockings, P50, P99.9 and janky frames of every run, in seed order.
+ * blockings, P50, P99.9 and janky frames of every run, in seed order; and
+ * "trace", the critical threads' figures in the trace.
  */
 int rp_write_json(FILE *f, const struct sp_sim_result *rows, const struct rp_set *sets,
-		  int nsets, uint64_t seed)
+		  int nsets, uint64_t seed, const struct sp_replay_figures *trace)
 {
-	struct json_object *root = NULL, *runs;
+	struct json_object *root = NULL, *runs, *tr;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m;
@@ -163,6 +182,10 @@ int rp_write_json(FILE *f, const struct sp_sim_result *rows, const struct rp_set
 		json_object_object_add(o, "janky", rp_array(&sets[i], 3));
 		json_object_object_add(json_object_array_get_idx(runs, (size_t)i), "replay_runs", o);
 	}
+	tr = rp_trace_object(trace);
+	if (!tr)
+		goto out;
+	json_object_object_add(root, "trace", tr);
 	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
 	rc = s && fputs(s, f) >= 0 && fputc('\n', f) != EOF ? 0 : -EIO;
 out:
