@@ -93,6 +93,18 @@ def summary(rows, steal_ms):
         f"{ms(med([r['none']['p999_ns'] for r in rows])):.2f} ms, janky "
         f"{med([r['trace']['janky'] for r in rows]):.0f} / {med([r['none']['janky'] for r in rows]):.0f}",
     ]
+    # The same comparison between two recordings of the same workload: how
+    # close a second trace comes to the first, the floor of any replay's
+    # self-check (the bench is one draw of a chaotic system).
+    pairs = [(a, b) for a in rows for b in rows if a is not b]
+    if pairs:
+        agree = {k: 100.0 * sum(within(b["trace"][k], a["trace"][k]) for a, b in pairs) / len(pairs)
+                 for k in FIG}
+        lines.append(
+            f"  a second recording against the first, all {len(pairs)} ordered pairs of these traces, "
+            f"within 20 %: blockings {agree['blockings']:.0f} %, P99.9 {agree['p999_ns']:.0f} %, "
+            f"janky {agree['janky']:.0f} % (the replay: {100.0 * ok['blockings'] / n:.0f}, "
+            f"{100.0 * ok['p999_ns'] / n:.0f}, {100.0 * ok['janky'] / n:.0f} %)")
     calm = [r for r in rows if r["steal"] is not None and r["steal"] * 1e3 < steal_ms]
     for what, rs in (("all measured runs", rows), (f"runs with steal < {steal_ms:g} ms", calm)):
         if not rs:
