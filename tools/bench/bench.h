@@ -118,8 +118,6 @@ int bench_write_json(const char *path, const struct bench_opts *o, const struct 
 uint64_t bench_now_ns(void);
 uint64_t bench_thread_cpu_ns(void);
 double bench_process_cpu_s(void);
-/* The machine's steal time so far, all CPUs, in s; -1 if unknown. */
-double bench_host_steal_s(void);
 void bench_spin_cpu_us(uint32_t us);
 /* The same, calling @poll(@arg) about every BENCH_POLL_NS of CPU time: the
  * resolution of boost_us (the holder polls its policy only while a critical

@@ -43,22 +43,6 @@ double bench_process_cpu_s(void)
 	return (double)ts_ns(&ts) / 1e9;
 }
 
-double bench_host_steal_s(void)
-{
-	unsigned long long v[8];
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/stat", "re");
-	int n;
-
-	if (!f)
-		return -1;
-	/* cpu  user nice system idle iowait irq softirq steal ... (USER_HZ) */
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-		   &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	return n == 8 && hz > 0 ? (double)v[7] / (double)hz : -1;
-}
-
 /* Work is measured in CPU time, not wall time: a preempted thread takes
  * longer to finish the same work, which is exactly the effect under study. */
 void bench_spin_cpu_us(uint32_t us)

@@ -31,6 +31,7 @@
 #include <superpass/runtime.h>
 
 #include "bench.h"
+#include "host_steal.h"
 
 /* ---- a lock, as each policy makes it ---- */
 enum impl { IMPL_PTHREAD, IMPL_PI, IMPL_SP };
@@ -472,7 +473,7 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 		r->skipped = true;
 	}
 	cpu0 = bench_process_cpu_s();
-	steal0 = bench_host_steal_s();
+	steal0 = sp_host_steal_s();
 	t0 = bench_now_ns();
 	__atomic_store_n(&run->go, 1, __ATOMIC_RELEASE);
 	bench_sleep_ns((uint64_t)(o->duration_s * 1e9));
@@ -492,7 +493,7 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 		close(run->ui_schedstat_fd);
 	r->seconds = (double)(bench_now_ns() - t0) / 1e9;
 	r->cpu_s = bench_process_cpu_s() - cpu0;
-	r->steal_s = steal0 < 0 ? -1 : bench_host_steal_s() - steal0;
+	r->steal_s = steal0 < 0 ? -1 : sp_host_steal_s() - steal0;
 	/* The worker's CPU since it started with this run's runtime (the
 	 * interposer's child: since the process started, which is the run). */
 	r->rt_cpu_s = bench_thread_cpu_by_name("superpass-wk");

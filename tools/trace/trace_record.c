@@ -25,6 +25,7 @@
 
 #include <tracefs.h>
 
+#include "host_steal.h"
 #include "trace_cli.h"
 
 static volatile sig_atomic_t got_signal;
@@ -156,6 +157,7 @@ int trace_record_main(int argc, char **argv)
 	struct sigaction sa;
 	int c, fd = -1, status = 0, rc = 1, ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 	uint64_t bytes = 0, t0, deadline = 0, kill_at = 0;
+	double steal0 = -1, steal;
 	bool futex_ok, child_done = false;
 	FILE *out = NULL;
 	pid_t pid = -1;
@@ -292,6 +294,7 @@ int trace_record_main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	t0 = now_ns();
+	steal0 = sp_host_steal_s();
 	if (duration > 0)
 		deadline = t0 + (uint64_t)(duration * 1e9);
 	tracefs_trace_on(in);
@@ -362,6 +365,13 @@ int trace_record_main(int argc, char **argv)
 		if (lost)
 			fprintf(stderr, "superpass record: warning: the kernel dropped %llu events (a "
 					"larger --buffer-kb keeps them)\n", lost);
+		steal = steal0 < 0 ? -1 : sp_host_steal_s() - steal0;
+		/* a tick of it is 10 ms: one is noise, a stall is many at once */
+		if (steal >= 0.05)
+			fprintf(stderr, "superpass record: warning: the hypervisor took %.0f ms of CPU "
+					"time from this machine during the recording: a virtual CPU taken "
+					"away shows in the trace as a thread running on, with nothing to "
+					"say it stood still\n", steal * 1e3);
 		fprintf(stderr, "next: superpass analyze %s --critical COMM[,COMM...] (or --tid TID)\n",
 			out_path);
 	}
