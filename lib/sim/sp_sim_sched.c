@@ -370,6 +370,13 @@ static int sp_cpu_prio(struct sim *s, struct scpu *c)
 	return p;
 }
 
+/* linux model: @t's PELT-like load, its weight times its runnable share
+ * (load_avg, task_h_load() with no groups) */
+static uint64_t sp_load(const struct sth *t)
+{
+	return (uint64_t)t->weight * t->pelt / 1024;
+}
+
 /* linux model: the load of @c's sleeping and blocked fair threads. A
  * cfs_rq's load_avg keeps its blocked entities' PELT load, decaying, until
  * they wake elsewhere (remove_entity_load_avg): a frame thread weighs on
@@ -389,7 +396,7 @@ static uint64_t sp_blocked_load(struct sim *s, const struct scpu *c)
 
 		if (!t->on_rq && t->cpu == c->id && t->eff == 0 &&
 		    (t->state == TS_SLEEP || t->state == TS_BLOCKED))
-			l += (uint64_t)t->weight * t->pelt / 1024;
+			l += sp_load(t);
 	}
 	return l;
 }
@@ -407,7 +414,7 @@ static uint64_t sp_cpu_load(struct sim *s, const struct scpu *c, int *nr)
 
 		if (t->state == TS_RUNNABLE) {
 			n++;
-			l += t->eff == 0 ? (uint64_t)t->weight * t->pelt / 1024 : 0;
+			l += t->eff == 0 ? sp_load(t) : 0;
 		}
 	}
 	if (s->linux_model)
@@ -474,7 +481,7 @@ static bool sp_wake_wide(const struct sim *s, const struct sth *cur, const struc
  * thread's CPU waited for the frame to end there, about 1 ms. */
 static int sp_wake_affine(struct sim *s, const struct sth *t, int this, int prev)
 {
-	uint64_t tl = (uint64_t)t->weight * t->pelt / 1024, lt, lp;
+	uint64_t tl = sp_load(t), lt, lp;
 
 	if (!s->cpus[this].nrq)
 		return s->cpus[prev].nrq ? this : prev;
@@ -1104,7 +1111,7 @@ void sched_balance(struct sim *s)
 	for (int j = s->cpus[most].nrq - 1; j >= 0; j--) {
 		struct scpu *c = &s->cpus[most];
 		struct sth *t = &s->th[c->rq[j]];
-		uint64_t load = (uint64_t)t->weight * t->pelt / 1024;
+		uint64_t load = sp_load(t);
 
 		load >>= s->balance_failed < 32 ? s->balance_failed : 31;
 		if (t->state == TS_RUNNABLE && t->eff == 0 && c->curr != t && sp_allowed(t, least) &&
