@@ -85,6 +85,20 @@ static uint64_t json_u64(const char *json, const char *key)
 	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
 }
 
+/* The child's result fields in seconds (the others are counts). */
+static double *child_seconds_field(struct bench_result *r, const char *key)
+{
+	if (!strcmp(key, "seconds"))
+		return &r->seconds;
+	if (!strcmp(key, "cpu_s"))
+		return &r->cpu_s;
+	if (!strcmp(key, "rt_cpu_s"))
+		return &r->rt_cpu_s;
+	if (!strcmp(key, "steal_s"))
+		return &r->steal_s;
+	return NULL;
+}
+
 int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 		      enum bench_scenario sc, uint32_t k, struct bench_result *r)
 {
@@ -154,17 +168,13 @@ int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 	if (f) {
 		char key[32];
 		unsigned long long v;
-		double d;
 
 		while (fscanf(f, "%31s", key) == 1) {
-			if (!strcmp(key, "seconds") || !strcmp(key, "cpu_s") ||
-			    !strcmp(key, "rt_cpu_s") || !strcmp(key, "steal_s")) {
-				if (fscanf(f, "%lf", &d) != 1)
+			double *d = child_seconds_field(r, key);
+
+			if (d) {
+				if (fscanf(f, "%lf", d) != 1)
 					break;
-				*(!strcmp(key, "seconds")  ? &r->seconds
-				  : !strcmp(key, "cpu_s")  ? &r->cpu_s
-				  : !strcmp(key, "steal_s") ? &r->steal_s
-							    : &r->rt_cpu_s) = d;
 				continue;
 			}
 			if (fscanf(f, "%llu", &v) != 1)
