@@ -128,6 +128,8 @@ struct sp_replay_counts {
 	uint64_t readers_max;  /* the most at one wait (besides the last reader out) */
 	uint64_t phase_wakes;  /* glibc readers' wakes of readers: not releases */
 	uint64_t looped;       /* starved lock holders whose program loops on */
+	uint64_t spin_ns;      /* CPU spun on kernel locks (in a wait, or before
+				  an rwsem writer's request): not replayed */
 	uint64_t outside_threads, outside_cpu_ns, replayed_cpu_ns;
 	uint64_t first_ns, last_ns;
 	uint64_t end_ns;       /* where the replay ends: last_ns, or where the last

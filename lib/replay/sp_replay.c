@@ -55,6 +55,8 @@ struct th {
 	uint8_t wait_hold, wait_kind;
 	bool wait_slept;
 	bool wait_spin;       /* a kernel mutex's wait, still in its optimistic spin */
+	uint64_t on_since;    /* it came on its CPU (running) */
+	uint64_t wait_left;   /* its last lock wait ended */
 	uint32_t wait_tok;
 	int32_t idx;
 	int32_t waker;        /* -1 none yet, 0 irq/timer */
@@ -210,6 +212,66 @@ static void flush_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
 	}
 }
 
+/* CPU @t ran inside a kernel lock wait, up to @ts, is the lock's, not its
+ * program's: a kernel mutex's or rwsem's waiter, woken and finding the
+ * lock still not its own, spins on the owner (the first waiter, with the
+ * handoff pending) until need_resched. 6.12's QEMU inode trace: sp-crit
+ * spun 4 ms, a tick, at each of its futile wakes. Replayed, a waiter just
+ * waits; kept as work, that spin would be done again each time its
+ * program loops, whether the replayed wait is long or not. */
+static void drop_wait_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
+{
+	if (t->running && ts > t->run_since) {
+		t->cpu_acc += ts - t->run_since;
+		t->run_since = ts;
+	}
+	if (t->in_set)
+		r->c.spin_ns += t->cpu_acc;
+	t->cpu_acc = 0;
+}
+
+/*
+ * An rwsem writer spins before it asks: rwsem_optimistic_spin() runs
+ * before contention_begin, while the owner runs, or while the lock is free
+ * with a handoff pending to its first waiter, and then a non-RT spinner
+ * stops only at need_resched. 6.12's QEMU inode and populate traces:
+ * sp-crit spun 3.9 ms, to the tick, before most requests, while a starved
+ * nice-19 waiter held the handoff (its pwrite() up to inode_lock() is
+ * microseconds). Where the spin began the trace does not show; taken here
+ * as the latest of: the thread came on its CPU, its last lock wait ended,
+ * and another thread began waiting for this rwsem (the oldest still
+ * queued). With no one queued, a spin on a running owner lasts as long as
+ * that owner's section, and the CPU is kept as work. Dropped like a
+ * waiter's (drop_wait_cpu): replayed, a writer asks at once and waits.
+ */
+static void drop_rwsem_spin(struct sp_replay *r, struct th *t, uint64_t addr, uint64_t ts)
+{
+	uint64_t from = 0, spun;
+
+	if (!t->running)
+		return;
+	for (size_t i = 0; i < r->nth; i++) {
+		const struct th *u = r->th[i];
+
+		if (u != t && u->wait == W_KLOCK && u->wait_addr == addr &&
+		    (!from || u->wait_start < from))
+			from = u->wait_start;
+	}
+	if (!from)
+		return;
+	from = from > t->on_since ? from : t->on_since;
+	from = from > t->wait_left ? from : t->wait_left;
+	from = from > t->run_since ? from : t->run_since;
+	if (ts <= from)
+		return;
+	spun = ts - from;
+	/* the CPU before @from stays work: an item of its own */
+	flush_cpu(r, t, from);
+	t->run_since = ts;
+	if (t->in_set)
+		r->c.spin_ns += spun;
+}
+
 /* @t was switched out runnable at @ts: a preemption point at this point
  * of its CPU time (a CPU item that ends there, empty if it had run nothing
  * since its last item). */
@@ -271,7 +333,10 @@ static bool futex_is_wait(uint32_t op)
 
 static void wait_end(struct sp_replay *r, struct th *t, uint64_t ts, bool ok)
 {
-	flush_cpu(r, t, ts);
+	if (t->wait == W_KLOCK)
+		drop_wait_cpu(r, t, ts);
+	else
+		flush_cpu(r, t, ts);
 	if (ok && t->waker > 0 && t->wait_tok) {
 		int l = lock_ref(r, t->wait_addr, t->wait_kind);
 
@@ -282,6 +347,7 @@ static void wait_end(struct sp_replay *r, struct th *t, uint64_t ts, bool ok)
 	}
 	t->wait = W_NONE;
 	t->waker = -1;
+	t->wait_left = ts;
 }
 
 int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
@@ -315,7 +381,7 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 				t->sleeping = false;
 			}
 			t->running = true;
-			t->run_since = ts;
+			t->run_since = t->on_since = ts;
 			if (!t->comm[0])
 				memcpy(t->comm, ev->comm, SP_TRACE_COMM_LEN);
 		}
@@ -342,7 +408,10 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 			t->last_ts = ts;
 			memcpy(t->comm, ev->u.sw.prev_comm, SP_TRACE_COMM_LEN);
 			if (ev->u.sw.prev_state != SP_TRS_RUNNABLE) {
-				flush_cpu(r, t, ts);
+				if (t->wait == W_KLOCK)
+					drop_wait_cpu(r, t, ts);
+				else
+					flush_cpu(r, t, ts);
 				if (t->wait) {
 					t->wait_slept = true;
 				} else if (ev->u.sw.prev_state != SP_TRS_DEAD) {
@@ -364,7 +433,7 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 				t->sleeping = false;
 			}
 			t->running = true;
-			t->run_since = ts;
+			t->run_since = t->on_since = ts;
 			t->prio = ev->u.sw.next_prio;
 			t->last_ts = ts;
 			if (!t->comm[0])
@@ -462,9 +531,7 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 			/* The spin gave up and the waiter sleeps: the wait began
 			 * when it asked, at the spin, and the CPU it spun is not
 			 * its own work (replayed, a waiter just waits). */
-			if (t->running && ts > t->run_since)
-				t->run_since = ts;
-			t->cpu_acc = 0;
+			drop_wait_cpu(r, t, ts);
 			t->wait_spin = false;
 			break;
 		}
@@ -473,6 +540,8 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 		/* A kernel mutex's request is its first contention_begin, the
 		 * one with SPIN (mutex_optimistic_spin follows it), as `superpass
 		 * analyze` counts it; a spinlock's own begins are no wait. */
+		if (f & SP_TRACE_LCB_WRITE)
+			drop_rwsem_spin(r, t, ev->u.lock.addr, ts);
 		flush_cpu(r, t, ts);
 		t->wait_spin = mutex_spin;
 		t->wait = W_KLOCK;

@@ -377,7 +377,8 @@ int replay_main(int argc, char **argv)
 		printf("%s: %llu events, %.3f s; replayed %llu threads (%.3f s CPU), %llu locks, "
 		       "%llu lock waits (%llu critical sections dropped), %llu inferred sections, "
 		       "%llu inferred read sections (at most %llu at one wait), %llu preemption points, %llu joins, %llu sleeps, "
-		       "%llu timers, %llu CPU hogs, %llu starved holders looped; left "
+		       "%llu timers, %llu CPU hogs, %llu starved holders looped, %.3f s CPU spun on "
+		       "kernel locks left out; left "
 		       "out %llu threads (%.3f s CPU)%s\n",
 		       path, (unsigned long long)k.events, (double)(k.last_ns - k.first_ns) / 1e9,
 		       (unsigned long long)k.threads, (double)k.replayed_cpu_ns / 1e9,
@@ -387,7 +388,7 @@ int replay_main(int argc, char **argv)
 		       (unsigned long long)k.preemptions,
 		       (unsigned long long)k.joins, (unsigned long long)k.sleeps,
 		       (unsigned long long)k.timers, (unsigned long long)k.hogs,
-		       (unsigned long long)k.looped,
+		       (unsigned long long)k.looped, (double)k.spin_ns / 1e9,
 		       (unsigned long long)k.outside_threads,
 		       (double)k.outside_cpu_ns / 1e9,
 		       k.lost ? "; the trace lost events: a partial replay" : "");
