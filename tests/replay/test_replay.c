@@ -1089,6 +1089,48 @@ static void test_kernel_back_to_back(void **state)
 	sp_replay_free(r);
 }
 
+/* The same before a wait: H shows three 70 us rwsem sections whole, then
+ * runs 10 ms of CPU from a sleep and asks again, and waits. Its CPU before
+ * that request is sections back to back too (6.12's QEMU inode holders:
+ * 4-16 ms of CPU between a release and their next wait, run outside the
+ * lock, and the replayed critical thread found it free where the traced
+ * one had waited a second); without it, H has its four sections. */
+static void test_kernel_back_to_back_before_wait(void **state)
+{
+	struct sp_replay *r;
+	char err[256] = "";
+	const char *j, *h, *end;
+	const uint64_t US = 1000, B = 10 * MS;
+	int n;
+
+	(void)state;
+	r = replay_of_200(1, false);
+	for (uint64_t k = 0; k < 3; k++) {
+		const uint64_t A = 3 * k * MS;
+
+		sw(r, A, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+		khandoff(r, 100, 139, 200, 110, A + 110 * US, A + 300 * US); /* H waits for W */
+		khandoff(r, 200, 110, 100, 139, A + 340 * US, A + 390 * US); /* W waits for H */
+		sw(r, A + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	}
+	sw(r, B, 0, 120, SP_TRS_RUNNABLE, 100, 139);
+	khandoff(r, 100, 139, 200, 110, B + 10 * MS + 10 * US, B + 10 * MS + 80 * US);
+	sw(r, B + 10 * MS + 900 * US, 100, 139, SP_TRS_SLEEPING, 0, 120);
+	if (sp_replay_finish(r, "kb2bw", err, sizeof(err)))
+		fail_msg("%s", err);
+	j = sp_replay_json(r);
+	h = strstr(j, "\"t100-100\"");
+	assert_non_null(h);
+	end = strstr(h + 1, "\n\t\t\"t"); /* the next task, if any */
+	if (!end)
+		end = h + strlen(h);
+	n = count_in(h, end, "\"sp_wrlock");
+	if (n < 100 || n > 200)
+		fail_msg("H's rwsem sections: %d, want about 144", n);
+	assert_int_equal(count_in(h, end, "\"sp_unlock"), n);
+	sp_replay_free(r);
+}
+
 /* A kernel mutex's wait begins at its first contention_begin, the one
  * with SPIN that mutex_optimistic_spin follows, as `superpass analyze`
  * and superpass.ko count it: W (200) asks at 1.2 ms, spins 3 ms, sleeps
@@ -1468,6 +1510,7 @@ int main(void)
 		cmocka_unit_test(test_back_to_back_sections),
 		cmocka_unit_test(test_held_sections_back_to_back),
 		cmocka_unit_test(test_kernel_back_to_back),
+		cmocka_unit_test(test_kernel_back_to_back_before_wait),
 		cmocka_unit_test(test_kernel_mutex_spin),
 		cmocka_unit_test(test_kernel_rwsem_spin),
 		cmocka_unit_test(test_kernel_section_mix),
