@@ -1733,20 +1733,85 @@ static size_t fill_steps(struct point *c, size_t n)
  * waits in 5 % of the frames, which under `none` only the first point of
  * the bench's four reaches.) Returns the points (sorted by lock, offset)
  * and their count. */
-static size_t frame_points(const struct th *t, size_t grid, struct point **out)
+/*
+ * A frame's CPU offsets are taken in a median frame's CPU: an offset times
+ * the median frame's CPU over its own frame's. A frame that waited does
+ * more CPU than one that did not (the bench's rwlock writer: 330-410 us
+ * between two waits of a frame where its work and section are 300, the
+ * futex_wake of its unlock for the queued readers and the wait's own
+ * path), so its later points drift: the writer's fourth point showed at
+ * 1.19-1.45 ms in frames of 1.26 ms, past the end of the frames that did
+ * not wait, which then asked three times, not four. Scaled, a point is as
+ * far into a frame that waited as into one that did not.
+ */
+static uint64_t frame_norm(uint64_t off, uint64_t frame, uint64_t median)
+{
+	return frame && median ? (uint64_t)((unsigned __int128)off * median / frame) : off;
+}
+
+static uint64_t frame_denorm(uint64_t noff, uint64_t frame, uint64_t median)
+{
+	return frame && median ? (uint64_t)((unsigned __int128)noff * frame / median) : noff;
+}
+
+/* @ft[i]: the CPU of the frame item @i (from @grid on) is in, a frame
+ * being the items up to and with a sleep. */
+static void frame_totals(const struct th *t, size_t grid, uint64_t *ft)
+{
+	size_t from = grid;
+	uint64_t cpu = 0;
+
+	for (size_t i = grid; i <= t->n; i++) {
+		if (i < t->n && t->it[i].type == IT_CPU)
+			cpu += t->it[i].ns;
+		if (i == t->n || t->it[i].type == IT_SLEEP) {
+			for (size_t j = from; j <= i && j < t->n; j++)
+				ft[j] = cpu;
+			from = i + 1;
+			cpu = 0;
+		}
+	}
+}
+
+/* The median CPU of @t's frames (the ones with any). */
+static uint64_t frame_median(const struct th *t, size_t grid)
+{
+	uint64_t *fr = calloc(t->n + 1, sizeof(*fr)), off = 0, m = 0;
+	size_t frames = 0;
+
+	if (!fr)
+		return 0;
+	for (size_t i = grid; i < t->n; i++) {
+		if (t->it[i].type == IT_CPU) {
+			off += t->it[i].ns;
+		} else if (t->it[i].type == IT_SLEEP) {
+			if (off)
+				fr[frames++] = off;
+			off = 0;
+		}
+	}
+	if (frames >= 3) {
+		qsort(fr, frames, sizeof(*fr), cmp_u64);
+		m = fr[frames / 2];
+	}
+	free(fr);
+	return m;
+}
+
+static size_t frame_points(const struct th *t, size_t grid, const uint64_t *ft, uint64_t fcpu,
+			   struct point **out)
 {
 	struct point *v, *c;
 	size_t n = 0, nc = 0, frames = 0;
-	uint64_t off = 0, fcpu = 0, *fr;
+	uint64_t off = 0;
 
 	*out = NULL;
 	v = calloc(t->n + 1, sizeof(*v));
-	fr = calloc(t->n + 1, sizeof(*fr));
 	/* A lock's points: one per two waits at least, and when fill_steps
 	 * adds to them, fewer than PT_MAX_STEPS in all, which needs six waits
 	 * of that lock: never more than two per wait. */
 	c = calloc(2 * (t->n + 1) + PT_MAX_STEPS, sizeof(*c));
-	if (!v || !fr || !c)
+	if (!v || !c || !fcpu)
 		goto out;
 	for (size_t i = grid; i < t->n; i++) {
 		const struct item *it = &t->it[i];
@@ -1754,17 +1819,15 @@ static size_t frame_points(const struct th *t, size_t grid, struct point **out)
 		if (it->type == IT_CPU) {
 			off += it->ns;
 		} else if (it->type == IT_WAIT) {
-			v[n++] = (struct point){ .lock = it->lock, .off = off, .frame = frames };
+			v[n++] = (struct point){ .lock = it->lock, .off = frame_norm(off, ft[i], fcpu),
+						 .frame = frames };
 		} else if (it->type == IT_SLEEP) {
-			if (off)
-				fr[frames++] = off;
+			frames += off != 0;
 			off = 0;
 		}
 	}
 	if (frames < 3 || n < 2)
 		goto out;
-	qsort(fr, frames, sizeof(*fr), cmp_u64);
-	fcpu = fr[frames / 2];
 	qsort(v, n, sizeof(*v), cmp_point);
 	for (size_t i = 0, j, first = 0; i < n; i = j) {
 		uint64_t sum = 0;
@@ -1806,7 +1869,6 @@ static size_t frame_points(const struct th *t, size_t grid, struct point **out)
 	}
 out:
 	free(v);
-	free(fr);
 	free(c);
 	return *out ? nc : 0;
 }
@@ -1893,6 +1955,7 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 	uint64_t first_sleep_end = 0, last_sleep_end = 0, sleeps = 0, foff = 0;
 	struct point *pts = NULL;
 	uint64_t *pfoff = NULL; /* a frame loop's items' CPU offsets in their frames */
+	uint64_t *ftot = NULL, fcpu = 0; /* their frames' CPU, the median frame's */
 	bool locks = false;
 
 	wop = calloc(t->n + 1, 1);
@@ -1948,17 +2011,21 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 		return;
 	}
 	if (period) {
-		npts = frame_points(t, grid, &pts);
 		pfoff = calloc(t->n + 1, sizeof(*pfoff));
-		if (!pfoff) {
+		ftot = calloc(t->n + 1, sizeof(*ftot));
+		if (!pfoff || !ftot) {
 			free(ins);
 			free(wop);
-			free(pts);
+			free(pfoff);
+			free(ftot);
 			p->nomem = 1;
 			return;
 		}
+		frame_totals(t, grid, ftot);
+		fcpu = frame_median(t, grid);
+		npts = frame_points(t, grid, ftot, fcpu, &pts);
 		for (size_t i = grid; i < t->n; i++) {
-			pfoff[i] = foff;
+			pfoff[i] = frame_norm(foff, ftot[i], fcpu);
 			foff = t->it[i].type == IT_SLEEP ? 0
 				: foff + (t->it[i].type == IT_CPU ? t->it[i].ns : 0);
 		}
@@ -1983,9 +2050,15 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 				uint64_t a = UINT64_MAX, b = UINT64_MAX;
 
 				for (; period && i >= grid && m < npts; m++) {
-					if (pts[m].off > foff && pts[m].off <= foff + it->ns &&
+					uint64_t lo = frame_norm(foff, ftot[i], fcpu);
+					uint64_t hi = frame_norm(foff + it->ns, ftot[i], fcpu);
+
+					if (pts[m].off > lo && pts[m].off <= hi &&
 					    !seen_pt(t, pfoff, i, &pts[m]) && !holding(p, pts[m].lock)) {
-						a = pts[m].off - foff;
+						uint64_t at = frame_denorm(pts[m].off, ftot[i], fcpu);
+
+						a = at > foff ? at - foff : 0;
+						a = a < it->ns ? a : it->ns;
 						break;
 					}
 				}
@@ -2075,6 +2148,7 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 	free(wop);
 	free(pts);
 	free(pfoff);
+	free(ftot);
 	*delay = t->first_ts > r->first ? t->first_ts - r->first : 0;
 	if (period && sleeps) {
 		/* The schedule starts a period before the first deadline (see

@@ -1351,8 +1351,8 @@ static void test_frame_loop(void **state)
  * bit p of @waits[k] is set; it exits 30 ms before the trace ends. The
  * replay's acquisitions by it under `none` on 2 CPUs, its frames and the
  * replay's length. */
-static int frame_acquires(const uint64_t *pts, const uint8_t *waits, uint64_t *frames,
-			  uint64_t *dur)
+static int frame_acquires(const uint64_t *pts, const uint8_t *waits, uint64_t extra,
+			  uint64_t *frames, uint64_t *dur)
 {
 	struct sp_replay *r;
 	const struct sp_sim_workload *w;
@@ -1379,6 +1379,9 @@ static int frame_acquires(const uint64_t *pts, const uint8_t *waits, uint64_t *f
 			sw(r, t + 102000, 100, 139, SP_TRS_SLEEPING, 200, 110);
 			t += 102000;
 			futex(r, t + 1000, 200, false, 0x80, 0);
+			/* @extra more CPU after each wait (the unlock's wake of
+			 * the queued): the frame's later points come later */
+			t += extra;
 		}
 		t += 1300000 - cpu;
 		sw(r, t, 200, 110, SP_TRS_SLEEPING, 0, 120);
@@ -1427,7 +1430,7 @@ static void test_frame_points(void **state)
 	waits[15] |= 2;
 	waits[12] |= 8;
 	waits[18] |= 8;
-	n = frame_acquires(four, waits, &frames, &dur);
+	n = frame_acquires(four, waits, 0, &frames, &dur);
 	/* the replay ends where its only critical thread, a frame loop, did */
 	assert_in_range(dur, 184 * MS, 8 * 24 * MS + MS);
 	if (frames < 20 || (uint64_t)n < 4 * frames - 4)
@@ -1435,9 +1438,33 @@ static void test_frame_points(void **state)
 			 (unsigned long long)frames);
 	waits[12] = (uint8_t)(waits[12] & ~8) | 4;
 	waits[18] = (uint8_t)(waits[18] & ~8) | 4;
-	n = frame_acquires(three, waits, &frames, &dur);
+	n = frame_acquires(three, waits, 0, &frames, &dur);
 	if (frames < 20 || (uint64_t)n < 3 * frames - 4 || (uint64_t)n > 3 * frames + 4)
 		fail_msg("%d acquisitions in %llu frames, not 3 a frame", n,
+			 (unsigned long long)frames);
+}
+
+/* A frame that waited runs longer than one that did not: the bench's
+ * rwlock writer does 330-410 us of CPU between two waits of a frame where
+ * its work and section are 300 (its unlock's futex_wake of the queued
+ * readers). Ten frames of 24 wait at all four points and run 100 us more
+ * after each wait, so their fourth wait is at 1.5 ms of CPU, past the end
+ * of the 1.3 ms frames that did not wait. Taken in each frame's own CPU,
+ * the points are where the unwaited frames have them too: four requests
+ * in every frame (before, those frames asked three times). */
+static void test_frame_points_drift(void **state)
+{
+	static const uint64_t four[] = { 300000, 600000, 900000, 1200000 };
+	uint8_t waits[24] = { 0 };
+	uint64_t frames, dur;
+	int n;
+
+	(void)state;
+	for (int k = 0; k < 10; k++)
+		waits[k] = 0xf;
+	n = frame_acquires(four, waits, 100000, &frames, &dur);
+	if (frames < 20 || (uint64_t)n < 4 * frames - 4 || (uint64_t)n > 4 * frames + 4)
+		fail_msg("%d acquisitions in %llu frames, not 4 a frame", n,
 			 (unsigned long long)frames);
 }
 
@@ -1505,6 +1532,7 @@ int main(void)
 		cmocka_unit_test(test_one_release_many_wakes),
 		cmocka_unit_test(test_frame_loop),
 		cmocka_unit_test(test_frame_points),
+		cmocka_unit_test(test_frame_points_drift),
 		cmocka_unit_test(test_reader_bursts),
 		cmocka_unit_test(test_starved_holder_loops),
 		cmocka_unit_test(test_back_to_back_sections),
