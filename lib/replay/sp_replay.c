@@ -1724,15 +1724,6 @@ static size_t fill_steps(struct point *c, size_t n)
 	return n;
 }
 
-/* A trace shows a thread's contended acquisitions only. A frame loop
- * (period) that waited for a lock at the same point of its frames (the
- * CPU time since the frame started, within 10 % of the frame's CPU) in at
- * least two frames is taken to ask for it there in every frame: the frames
- * where it found the lock free left no trace; and at the points between
- * that the spacing of those says (fill_steps). (Before, a point needed
- * waits in 5 % of the frames, which under `none` only the first point of
- * the bench's four reaches.) Returns the points (sorted by lock, offset)
- * and their count. */
 /*
  * A frame's CPU offsets are taken in a median frame's CPU: an offset times
  * the median frame's CPU over its own frame's. A frame that waited does
@@ -1798,6 +1789,16 @@ static uint64_t frame_median(const struct th *t, size_t grid)
 	return m;
 }
 
+/* A trace shows a thread's contended acquisitions only. A frame loop
+ * (period) that waited for a lock at the same point of its frames (the
+ * CPU time since the frame started, scaled by frame_norm @ft and @fcpu,
+ * within 10 % of the frame's CPU) in at
+ * least two frames is taken to ask for it there in every frame: the frames
+ * where it found the lock free left no trace; and at the points between
+ * that the spacing of those says (fill_steps). (Before, a point needed
+ * waits in 5 % of the frames, which under `none` only the first point of
+ * the bench's four reaches.) Returns the points (sorted by lock, offset)
+ * and their count. */
 static size_t frame_points(const struct th *t, size_t grid, const uint64_t *ft, uint64_t fcpu,
 			   struct point **out)
 {
