@@ -198,13 +198,19 @@ static void push(struct sp_replay *r, struct th *t, uint8_t type, int32_t lock, 
 	push_tok(r, t, type, lock, hold, 0, ns, end);
 }
 
-/* The CPU @t used up to @ts, as one item. */
-static void flush_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
+/* The CPU @t has run up to @ts, added to its cpu_acc. */
+static void accrue_cpu(struct th *t, uint64_t ts)
 {
 	if (t->running && ts > t->run_since) {
 		t->cpu_acc += ts - t->run_since;
 		t->run_since = ts;
 	}
+}
+
+/* The CPU @t used up to @ts, as one item. */
+static void flush_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
+{
+	accrue_cpu(t, ts);
 	if (t->cpu_acc) {
 		t->cpu_total += t->cpu_acc;
 		push(r, t, IT_CPU, -1, 0, t->cpu_acc, ts);
@@ -221,13 +227,20 @@ static void flush_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
  * program loops, whether the replayed wait is long or not. */
 static void drop_wait_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
 {
-	if (t->running && ts > t->run_since) {
-		t->cpu_acc += ts - t->run_since;
-		t->run_since = ts;
-	}
+	accrue_cpu(t, ts);
 	if (t->in_set)
 		r->c.spin_ns += t->cpu_acc;
 	t->cpu_acc = 0;
+}
+
+/* At a blocking point: the CPU since the last item is the thread's work,
+ * as an item, unless it ran inside a kernel lock wait (drop_wait_cpu). */
+static void settle_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
+{
+	if (t->wait == W_KLOCK)
+		drop_wait_cpu(r, t, ts);
+	else
+		flush_cpu(r, t, ts);
 }
 
 /*
@@ -333,10 +346,7 @@ static bool futex_is_wait(uint32_t op)
 
 static void wait_end(struct sp_replay *r, struct th *t, uint64_t ts, bool ok)
 {
-	if (t->wait == W_KLOCK)
-		drop_wait_cpu(r, t, ts);
-	else
-		flush_cpu(r, t, ts);
+	settle_cpu(r, t, ts);
 	if (ok && t->waker > 0 && t->wait_tok) {
 		int l = lock_ref(r, t->wait_addr, t->wait_kind);
 
@@ -408,10 +418,7 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 			t->last_ts = ts;
 			memcpy(t->comm, ev->u.sw.prev_comm, SP_TRACE_COMM_LEN);
 			if (ev->u.sw.prev_state != SP_TRS_RUNNABLE) {
-				if (t->wait == W_KLOCK)
-					drop_wait_cpu(r, t, ts);
-				else
-					flush_cpu(r, t, ts);
+				settle_cpu(r, t, ts);
 				if (t->wait) {
 					t->wait_slept = true;
 				} else if (ev->u.sw.prev_state != SP_TRS_DEAD) {
@@ -1764,23 +1771,18 @@ static void frame_totals(const struct th *t, size_t grid, uint64_t *ft)
 	}
 }
 
-/* The median CPU of @t's frames (the ones with any). */
-static uint64_t frame_median(const struct th *t, size_t grid)
+/* The median CPU of @t's frames that ended in a sleep and ran (@ft, from
+ * frame_totals); 0 with fewer than three. */
+static uint64_t frame_median(const struct th *t, size_t grid, const uint64_t *ft)
 {
-	uint64_t *fr = calloc(t->n + 1, sizeof(*fr)), off = 0, m = 0;
+	uint64_t *fr = calloc(t->n + 1, sizeof(*fr)), m = 0;
 	size_t frames = 0;
 
 	if (!fr)
 		return 0;
-	for (size_t i = grid; i < t->n; i++) {
-		if (t->it[i].type == IT_CPU) {
-			off += t->it[i].ns;
-		} else if (t->it[i].type == IT_SLEEP) {
-			if (off)
-				fr[frames++] = off;
-			off = 0;
-		}
-	}
+	for (size_t i = grid; i < t->n; i++)
+		if (t->it[i].type == IT_SLEEP && ft[i])
+			fr[frames++] = ft[i];
 	if (frames >= 3) {
 		qsort(fr, frames, sizeof(*fr), cmp_u64);
 		m = fr[frames / 2];
@@ -2023,7 +2025,7 @@ static void build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64
 			return;
 		}
 		frame_totals(t, grid, ftot);
-		fcpu = frame_median(t, grid);
+		fcpu = frame_median(t, grid, ftot);
 		npts = frame_points(t, grid, ftot, fcpu, &pts);
 		for (size_t i = grid; i < t->n; i++) {
 			pfoff[i] = frame_norm(foff, ftot[i], fcpu);
