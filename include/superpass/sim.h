@@ -32,7 +32,8 @@
  *    CPU against a fair wakeup while it is eligible and inside its slice
  *    (every task has the one base slice: no custom slices, so not the
  *    runtime's 100 us slice of a critical waiter either). No cgroups,
- *    no PELT, no SMT, no frequency scaling, no context-switch cost.
+ *    no SMT, no frequency scaling, no context-switch cost; PELT only as
+ *    the load below (linux model).
  *  - RT class: SCHED_FIFO and SCHED_RR (100 ms slices), priorities 1..99,
  *    always above fair; FIFO order within a priority.
  *  - Per-CPU run queues. Wakeup placement: a fair task goes to its
@@ -40,8 +41,8 @@
  *    to its previous CPU (linux model: select_task_rq_fair()'s fast path,
  *    where the waker's CPU may replace the previous one first: an unlock's
  *    wakee goes to the unlocking thread's CPU when wake_affine() says so,
- *    that CPU idle, or its load with the wakee's below the previous one's
- *    by WA_BIAS, unless wake_wide() finds a waker of many and a wakee of
+ *    that CPU idle, or its load with the wakee's (as of the wakee's last
+ *    sleep, task_h_load()) below the previous one's by WA_BIAS, unless wake_wide() finds a waker of many and a wakee of
  *    several (record_wakee()'s flips); and a sleeper DELAY_DEQUEUE still
  *    holds is requeued where it is); an RT task goes to the CPU running the
  *    lowest-priority work when it cannot preempt where it was (cpupri's
@@ -50,8 +51,8 @@
  *    runnable fair tasks gives one queued task to the one with fewest when
  *    they differ by two or more (classic: counts), or the CPU with the most
  *    fair load gives the heaviest queued task that narrows the gap
- *    (linux: weight times a PELT-like runnable share, 32 ms time
- *    constant; a task whose load is more than half the gap moves after
+ *    (linux: weight times PELT's runnable share, 32 ms half-life, a
+ *    sleeping thread's load decaying on its CPU; a task whose load is more than half the gap moves after
  *    failed tries above 117 % of the least loaded (imbalance_pct), its
  *    load halved per try as nr_balance_failed does, so four nice-0 hogs
  *    go two per CPU whatever nice-19 or mostly sleeping threads run

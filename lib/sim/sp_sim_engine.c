@@ -146,7 +146,7 @@ static const struct sp_sim_op *sp_cur_op(struct sth *t)
 
 static void sp_sleep_until(struct sim *s, struct sth *t, uint64_t when)
 {
-	t->state = TS_SLEEP;
+	sched_set_state(s, t, TS_SLEEP);
 	sched_dequeue(s, t);
 	t->gen++;
 	sim_push(s, when, EV_WAKE, t->idx, t->gen);
@@ -167,7 +167,7 @@ static uint64_t sp_run_length(struct sim *s, struct sth *t, uint64_t ns)
 
 static void sp_done(struct sim *s, struct sth *t)
 {
-	t->state = TS_DONE;
+	sched_set_state(s, t, TS_DONE);
 	sched_dequeue(s, t);
 	sim_trace(s, SP_SIM_TR_DONE, t->cpu, t->idx, -1, 0);
 	pol_exit(s, t);
@@ -444,7 +444,7 @@ static int sp_sim_setup(struct sim *s)
 			t->rr = t->policy == SP_SIM_RR;
 			t->weight = sched_weight(t->nice);
 			t->fresh = true;
-			t->pelt = 1024;
+			t->pelt = t->pelt_sleep = 1024;
 			t->last_wakee = -1;
 			t->wait_lock = -1;
 			t->task_left = k->loop;

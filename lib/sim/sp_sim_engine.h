@@ -81,7 +81,10 @@ struct sth {
 	/* DELAY_DEQUEUE: asleep with negative lag, still owed to @delay_cpu's
 	 * queue, whose average vruntime was @delay_V when it slept */
 	bool delayed;
-	uint32_t pelt;           /* linux model: runnable share, 0..1024, PELT-like */
+	/* linux model, PELT: the runnable share (0..1024) as of @pelt_t, and
+	 * as of when it last stopped being runnable (what a wakeup reads) */
+	double pelt, pelt_sleep;
+	uint64_t pelt_t;
 	/* linux model, record_wakee(): the thread it last woke, how often
 	 * that changed (halved once a second), when it was last halved */
 	int last_wakee;
@@ -221,6 +224,7 @@ void sched_yield(struct sim *s, struct sth *t);
 bool sched_slice_end(struct sim *s, struct sth *t);
 void sched_balance(struct sim *s);
 void sched_sync_wait(struct sim *s, struct sth *t);
+void sched_set_state(struct sim *s, struct sth *t, int state);
 uint32_t sched_weight(int nice);
 struct scpu *sched_cpu_of_curr(struct sim *s, struct sth *t);
 

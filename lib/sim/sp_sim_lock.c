@@ -184,7 +184,7 @@ void lock_block(struct sim *s, struct sth *t, int li, uint8_t hold)
 	t->in_wq = true;
 	if (hold == SP_SIM_EXCL && sp_is_rw(l))
 		l->wwaiting++;
-	t->state = TS_BLOCKED;
+	sched_set_state(s, t, TS_BLOCKED);
 	sim_trace(s, SP_SIM_TR_BLOCK, t->cpu, t->idx, li, hold);
 	if (s->proxy && l->kind == SP_SIM_KMUTEX && t->on_rq) {
 		/* A donor stays queued: picking it runs its owner. */

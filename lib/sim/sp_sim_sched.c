@@ -8,6 +8,7 @@
  * under proxy execution, blocked donors). Accounting is lazy: a CPU's
  * running task is charged up to `last` whenever something looks at it.
  */
+#include <math.h>
 #include <string.h>
 
 #include "sp_sim_engine.h"
@@ -370,11 +371,38 @@ static int sp_cpu_prio(struct sim *s, struct scpu *c)
 	return p;
 }
 
-/* linux model: @t's PELT-like load, its weight times its runnable share
- * (load_avg, task_h_load() with no groups) */
-static uint64_t sp_load(const struct sth *t)
+/* linux model: @t's PELT runnable share now, 0..1024: it decays by y a
+ * millisecond (y^32 = 1/2) and grows toward 1024 while @t is runnable,
+ * continuously (PELT sums 1024 us periods). Before, a share sampled every
+ * 4 ms missed a frame thread's short runs: the bench's critical writer,
+ * runnable in bursts of under 1 ms, came out at 65 of its 9548. */
+static double sp_pelt(const struct sim *s, const struct sth *t)
 {
-	return (uint64_t)t->weight * t->pelt / 1024;
+	double y;
+
+	if (s->now <= t->pelt_t)
+		return t->pelt;
+	y = exp2(-(double)(s->now - t->pelt_t) / 32e6);
+	return t->pelt * y + (t->state == TS_RUNNABLE ? 1024.0 * (1.0 - y) : 0.0);
+}
+
+/* @t's state changes to @state: its PELT share is brought up to now under
+ * the old one; leaving the runnable state, it is also what its next wakeup
+ * reads (select_task_rq_fair() does not update a waking task's load). */
+void sched_set_state(struct sim *s, struct sth *t, int state)
+{
+	t->pelt = sp_pelt(s, t);
+	t->pelt_t = s->now;
+	if (t->state == TS_RUNNABLE && state != TS_RUNNABLE)
+		t->pelt_sleep = t->pelt;
+	t->state = state;
+}
+
+/* linux model: @t's PELT load now, its weight times its runnable share
+ * (load_avg, task_h_load() with no groups) */
+static uint64_t sp_load(const struct sim *s, const struct sth *t)
+{
+	return (uint64_t)((double)t->weight * sp_pelt(s, t) / 1024.0);
 }
 
 /* linux model: the load of @c's sleeping and blocked fair threads. A
@@ -396,7 +424,7 @@ static uint64_t sp_blocked_load(struct sim *s, const struct scpu *c)
 
 		if (!t->on_rq && t->cpu == c->id && t->eff == 0 &&
 		    (t->state == TS_SLEEP || t->state == TS_BLOCKED))
-			l += sp_load(t);
+			l += sp_load(s, t);
 	}
 	return l;
 }
@@ -414,7 +442,7 @@ static uint64_t sp_cpu_load(struct sim *s, const struct scpu *c, int *nr)
 
 		if (t->state == TS_RUNNABLE) {
 			n++;
-			l += t->eff == 0 ? sp_load(t) : 0;
+			l += t->eff == 0 ? sp_load(s, t) : 0;
 		}
 	}
 	if (s->linux_model)
@@ -478,20 +506,29 @@ static bool sp_wake_wide(const struct sim *s, const struct sth *cur, const struc
  * it, times 108 (WA_BIAS: half the MC domain's imbalance_pct over 100).
  * In the bench's traces a holder woken by the critical thread's unlock
  * mostly stayed on its previous CPU, and a holder woken on the critical
- * thread's CPU waited for the frame to end there, about 1 ms. */
+ * thread's CPU waited for the frame to end there, about 1 ms. The wakee's
+ * load is the one it slept with: the bench's rwlock writer slept with a
+ * load of 439 and 698 in the median of two runs (P10-P90 50-2049 and
+ * 137-1680; tests/replay/wakee-load.bt) where the simulator read its load
+ * decayed through its waits, 65, and sent it to the CPU of the reader that
+ * woke it half the time (33 of 64 in a replay of none-rwlock-2 of set H)
+ * where the traced one went there one time in six (10 of 61). */
 static int sp_wake_affine(struct sim *s, const struct sth *t, int this, int prev)
 {
-	uint64_t tl = sp_load(t), lt, lp;
+	/* task_h_load(): @t's load as of its sleep */
+	uint64_t tl = (uint64_t)((double)t->weight * t->pelt_sleep / 1024.0);
+	int64_t lt, lp;
 
 	if (!s->cpus[this].nrq)
 		return s->cpus[prev].nrq ? this : prev;
 	if (!s->cpus[prev].nrq)
 		return prev;
-	/* @t, runnable already and on no queue, is in neither load: @prev's
-	 * is the kernel's cpu_load() less @t's, as wake_affine_weight()
-	 * takes it */
-	lt = sp_cpu_load(s, &s->cpus[this], NULL) + tl;
-	lp = sp_cpu_load(s, &s->cpus[prev], NULL);
+	/* @t, runnable already and on no queue, is in neither sp_cpu_load():
+	 * @prev's is the kernel's cpu_load(), which still holds @t's blocked
+	 * load, decayed, less @t's load as of its sleep, as
+	 * wake_affine_weight() takes it */
+	lt = (int64_t)(sp_cpu_load(s, &s->cpus[this], NULL) + tl);
+	lp = (int64_t)(sp_cpu_load(s, &s->cpus[prev], NULL) + sp_load(s, t)) - (int64_t)tl;
 	return lt * 100 < lp * 108 ? this : prev;
 }
 
@@ -843,7 +880,7 @@ void sched_wake(struct sim *s, struct sth *t)
 {
 	struct scpu *c;
 
-	t->state = TS_RUNNABLE;
+	sched_set_state(s, t, TS_RUNNABLE);
 	t->needs_step = true;
 	t->seq = ++s->seq;
 	if (t->on_rq) { /* a donor, still queued */
@@ -1072,14 +1109,6 @@ void sched_balance(struct sim *s)
 		sched_balance_count(s);
 		return;
 	}
-	/* Each thread's runnable share, sampled every SP_BALANCE_NS and
-	 * decayed by 1/8 a step (a 32 ms time constant, as PELT's): a frame
-	 * thread that runs 12 % of the time weighs 12 % of its weight. */
-	for (uint32_t i = 0; i < s->nth; i++) {
-		struct sth *t = &s->th[i];
-
-		t->pelt = t->pelt - t->pelt / 8 + (t->state == TS_RUNNABLE ? 128 : 0);
-	}
 	if (s->now < s->balance_next)
 		return;
 	{
@@ -1111,12 +1140,11 @@ void sched_balance(struct sim *s)
 	for (int j = s->cpus[most].nrq - 1; j >= 0; j--) {
 		struct scpu *c = &s->cpus[most];
 		struct sth *t = &s->th[c->rq[j]];
-		uint64_t load = sp_load(t);
+		uint64_t full = sp_load(s, t), load;
 
-		load >>= s->balance_failed < 32 ? s->balance_failed : 31;
+		load = full >> (s->balance_failed < 32 ? s->balance_failed : 31);
 		if (t->state == TS_RUNNABLE && t->eff == 0 && c->curr != t && sp_allowed(t, least) &&
-		    2 * load <= lmost - lleast &&
-		    (!pick || (uint64_t)t->weight * t->pelt > (uint64_t)pick->weight * pick->pelt))
+		    2 * load <= lmost - lleast && (!pick || full > sp_load(s, pick)))
 			pick = t;
 	}
 	if (pick) {

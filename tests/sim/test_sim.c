@@ -1431,12 +1431,13 @@ static void test_linux_wake_wide(void **state)
 	assert_int_equal(wake_rq_of(text, 2), 1);
 }
 
-/* DELAY_DEQUEUE: t runs 2 ms at once beside two hogs on CPU 0 and waits
+/* DELAY_DEQUEUE: t runs 2 ms at once beside three hogs on CPU 0 and waits
  * for w's mutex in debt. At nice 19 its deadline lies 68 base slices past
  * its vruntime, so 18 ms later it is still queued on CPU 0 and w's unlock
  * requeues it there (ttwu_runnable: no CPU is chosen); at nice 0 it left
  * its queue once its debt was paid, and wake_affine() sends it to w's
- * lighter CPU. */
+ * lighter CPU (w's load and t's, 2048, against CPU 0's three hogs and
+ * t's decayed blocked load less t's, about 2700, times 108 %). */
 static void test_linux_delayed_sleeper_wakes_in_place(void **state)
 {
 	static const char *const fmt =
@@ -1446,7 +1447,7 @@ static void test_linux_delayed_sleeper_wakes_in_place(void **state)
 		"\"unlock\": \"m\", \"sleep1\": 1000000 }, "
 		"\"w\": { \"cpus\": [1], \"loop\": 1, \"lock\": \"m\", \"run\": 20000, \"unlock\": \"m\", "
 		"\"run1\": 5000, \"sleep\": 1000000 }, "
-		"\"h\": { \"instance\": 2, \"cpus\": [0], \"run\": 100000 } } }";
+		"\"h\": { \"instance\": 3, \"cpus\": [0], \"run\": 100000 } } }";
 	char text[1024];
 
 	(void)state;
@@ -1454,6 +1455,31 @@ static void test_linux_delayed_sleeper_wakes_in_place(void **state)
 	assert_int_equal(wake_rq_of(text, 1), 0);
 	snprintf(text, sizeof(text), fmt, 0);
 	assert_int_equal(wake_rq_of(text, 1), 1);
+}
+
+/* wake_affine() reads the wakee's load as of its sleep (task_h_load():
+ * select_task_rq_fair() does not update it). t, nice -10, starts with a
+ * full load, its weight (9548), runs 100 us on CPU 0 and waits 90 ms for
+ * w's mutex beside two hogs there, its load decaying to 14 % of that.
+ * w's unlock on CPU 1, where only w runs, leaves t on CPU 0: CPU 1's load
+ * with t's 9548 is far above CPU 0's less it. Read decayed, t went to the
+ * lighter CPU 1, as the simulator sent the bench's critical writer (its
+ * load 65) to the CPU of the reader that woke it half the time, where the
+ * traced one went there one time in six. */
+static void test_linux_wake_affine_reads_load_at_sleep(void **state)
+{
+	static const char *const text =
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 2, \"sp_sched_model\": \"linux\" }, "
+		"\"tasks\": { "
+		"\"t\": { \"priority\": -10, \"delay\": 100, \"loop\": 1, \"run\": 100, "
+		"\"lock\": \"m\", \"run1\": 100, \"unlock\": \"m\", \"sleep1\": 1000000 }, "
+		"\"w\": { \"cpus\": [1], \"loop\": 1, \"lock\": \"m\", \"run\": 90000, "
+		"\"unlock\": \"m\", \"run1\": 5000, \"sleep\": 1000000 }, "
+		"\"h\": { \"instance\": 2, \"cpus\": [0], \"delay\": 1000, \"run\": 1000000 } } }";
+
+	(void)state;
+	assert_int_equal(wake_rq_of(text, 0), 0);
+	assert_int_equal(wake_rq_of(text, 1), 0);
 }
 
 /* ---- superpass: the runtime's boost latency ---- */
@@ -1605,6 +1631,7 @@ int main(void)
 		cmocka_unit_test(test_linux_wake_affine),
 		cmocka_unit_test(test_linux_wake_wide),
 		cmocka_unit_test(test_linux_delayed_sleeper_wakes_in_place),
+		cmocka_unit_test(test_linux_wake_affine_reads_load_at_sleep),
 		cmocka_unit_test(test_wake_one_leaves_lock_free),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_preempt_point),
