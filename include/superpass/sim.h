@@ -178,6 +178,8 @@ int sp_sim_task_unlock(struct sp_sim_workload *w, int task, int lock);
 /* Changes the thread's policy and priority (nice for SP_SIM_OTHER). */
 int sp_sim_task_setsched(struct sp_sim_workload *w, int task, enum sp_sim_sched sched, int prio);
 int sp_sim_lock_find(const struct sp_sim_workload *w, const char *name);
+/* The name of lock @lock (an index: sp_sim_trace.lock), NULL if none. */
+const char *sp_sim_lock_name(const struct sp_sim_workload *w, int lock);
 int sp_sim_task_find(const struct sp_sim_workload *w, const char *name);
 
 /* A copy of @w with one parameter changed, for sweeps. @param:

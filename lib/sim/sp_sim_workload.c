@@ -91,6 +91,11 @@ int sp_sim_lock_find(const struct sp_sim_workload *w, const char *name)
 	return -ENOENT;
 }
 
+const char *sp_sim_lock_name(const struct sp_sim_workload *w, int lock)
+{
+	return lock >= 0 && (uint32_t)lock < w->nlocks ? w->locks[lock].name : NULL;
+}
+
 int sp_sim_task_find(const struct sp_sim_workload *w, const char *name)
 {
 	for (uint32_t i = 0; i < w->ntasks; i++)

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # `superpass replay` as a user runs it: the self-check on a fixture, a
-# --workload file that `superpass sim` runs, --json, and exit 2 with the
-# file named on bad input.
+# --workload file that `superpass sim` runs, --json, --events, and exit 2
+# with the file named on bad input.
 # usage: check-cli.sh SUPERPASS FIXTURES_DIR
 set -eu
 sp=$1
@@ -42,6 +42,38 @@ grep -q 'median P99.9 of 3 (seeds 5-7' "$tmp/out3" || fail "--runs 3: the seeds 
 cmp -s "$tmp/out3" "$tmp/out3b" || fail "--runs 3 --seed 5 twice: different output"
 "$sp" replay "$fx/lockpair-record.trace.gz" --critical waiter -p none --runs 1 > "$tmp/out1"
 grep -q 'least of' "$tmp/out1" && fail "--runs 1: a range of one run"
+
+# --events: each policy's row as simulated events, the same run as the row:
+# the critical thread's longest wait in them (first block to acquisition)
+# is the row's max_ns, which differs from run to run
+"$sp" replay "$fx/lockpair-record.trace.gz" --critical waiter -p none,superpass --runs 3 \
+	--seed 5 --events "$tmp/ev" --json "$tmp/rev.json" > /dev/null
+[ "$(grep -c '^# superpass replay events: policy ' "$tmp/ev")" = 2 ] ||
+	fail "--events: not one section per policy"
+grep -q '^# superpass replay events: policy superpass k 4 seed ' "$tmp/ev" ||
+	fail "--events: no superpass section"
+for kind in switch wake block acquire release; do
+	grep -q "^[0-9]*\.[0-9]* $kind " "$tmp/ev" || fail "--events: no $kind event"
+done
+for pol in none superpass; do
+	max=$(tr -d ' \n' < "$tmp/rev.json" |
+		grep -o "\"policy\":\"$pol\",[^}]*\"max_ns\":[0-9]*" | sed 's/.*://')
+	emax=$(awk -v P="$pol" '
+		function ns(x, a) { split(x, a, "."); return a[1] * 1000000000 + a[2] }
+		/^# superpass replay events: policy /{ p = $6 == P; next }
+		p && $5 ~ /^waiter-/ && $2 == "block" && !w { w = 1; s = ns($1) }
+		p && $5 ~ /^waiter-/ && $2 == "acquire" && w { if (ns($1) - s > m) m = ns($1) - s; w = 0 }
+		END { printf "%d", m }' "$tmp/ev")
+	[ -n "$max" ] && [ "$max" -gt 0 ] && [ "$emax" = "$max" ] ||
+		fail "--events $pol: longest critical wait $emax ns, the row's max_ns ${max:-none}"
+done
+set +e
+"$sp" replay "$fx/lockpair-record.trace.gz" --critical waiter -p none \
+	--events "$tmp/nodir/ev" > /dev/null 2> "$tmp/e"
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "--events into a missing directory: exit $rc, not 1"
+grep -q "$tmp/nodir/ev" "$tmp/e" || fail "--events: the error does not name the file"
 
 expect2() {
 	what=$1

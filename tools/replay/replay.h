@@ -33,6 +33,11 @@ void rp_set_figures(const struct rp_set *set, struct sp_replay_figures *med,
 int rp_write_json(FILE *f, const struct sp_sim_result *rows, const struct rp_set *sets,
 		  int nsets, uint64_t seed, const struct sp_replay_figures *trace);
 
+/* --events (replay_events.c): @o's run (its seed) again, its simulated
+ * events written to @f one a line. 0, or -errno. */
+int rp_write_events(FILE *f, const struct sp_sim_workload *w, const struct sp_sim_opts *o,
+		    const char *policy);
+
 /* Exit codes: 0 done, 1 an output failed, 2 bad usage or an unusable trace. */
 int replay_main(int argc, char **argv);
 

@@ -78,6 +78,10 @@ static void usage(FILE *f)
 		"                       \"replay_runs\"), and the trace's own figures (\"trace\")\n"
 		"      --svg FILE       blocking CDF per policy\n"
 		"      --workload FILE  the derived workload as rt-app JSON (superpass sim FILE)\n"
+		"      --events FILE    each policy's row (its run of median P99.9) as simulated\n"
+		"                       events, one a line: switch, wake, block, acquire,\n"
+		"                       release, prio (fast tracks), frame; to read beside the\n"
+		"                       trace\n"
 		"  -q, --quiet          no table on stdout\n"
 		"  -h, --help\n"
 		"Exit status: 0 done, 2 bad options or an unusable trace, 1 an output failed.\n",
@@ -165,7 +169,7 @@ static int write_text(const char *path, const char *text)
 
 int replay_main(int argc, char **argv)
 {
-	enum { O_K = 256, O_CPUS, O_SLICE, O_CLASSIC, O_ALL, O_SEED, O_JSON, O_SVG, O_WL, O_BLAT, O_RUNS };
+	enum { O_K = 256, O_CPUS, O_SLICE, O_CLASSIC, O_ALL, O_SEED, O_JSON, O_SVG, O_WL, O_BLAT, O_RUNS, O_EVENTS };
 	static const struct option lo[] = {
 		{ "critical", required_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
@@ -180,6 +184,7 @@ int replay_main(int argc, char **argv)
 		{ "json", required_argument, NULL, O_JSON },
 		{ "svg", required_argument, NULL, O_SVG },
 		{ "workload", required_argument, NULL, O_WL },
+		{ "events", required_argument, NULL, O_EVENTS },
 		{ "boost-latency-us", required_argument, NULL, O_BLAT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -188,7 +193,8 @@ int replay_main(int argc, char **argv)
 	const char *comms[RP_MAX_LIST + 1] = { 0 }, *tids_s[RP_MAX_LIST + 1] = { 0 };
 	const char *pols[RP_MAX_LIST + 1] = { 0 }, *ks_s[RP_MAX_K + 1] = { 0 };
 	char *cbuf = NULL, *tbuf = NULL, *pbuf = NULL, *kbuf = NULL, err[640];
-	const char *json = NULL, *svg = NULL, *wl = NULL, *path;
+	const char *json = NULL, *svg = NULL, *wl = NULL, *events = NULL, *path;
+	FILE *evf = NULL;
 	int32_t tids[RP_MAX_LIST];
 	uint32_t ks[RP_MAX_K] = { 4 };
 	int nc = 0, nt = 0, np = 0, nk = 1, c, status = 0, nr = 0, nruns = RP_DEFAULT_RUNS;
@@ -296,6 +302,7 @@ int replay_main(int argc, char **argv)
 		case O_JSON: json = optarg; break;
 		case O_SVG: svg = optarg; break;
 		case O_WL: wl = optarg; break;
+		case O_EVENTS: events = optarg; break;
 		case O_BLAT:
 			if (num(optarg, 0, 1000000, &v, "--boost-latency-us")) {
 				status = 2;
@@ -335,6 +342,11 @@ int replay_main(int argc, char **argv)
 	}
 	if (wl && write_text(wl, sp_replay_json(r)))
 		status = 1;
+	if (events && !(evf = fopen(events, "w"))) {
+		fprintf(stderr, "superpass replay: cannot write %s: %s\n", events, strerror(errno));
+		status = 1;
+		goto out;
+	}
 	rs = calloc(SP_SIM_POL_NR + RP_MAX_K, sizeof(*rs));
 	sets = calloc(SP_SIM_POL_NR + RP_MAX_K, sizeof(*sets));
 	if (!rs || !sets) {
@@ -361,6 +373,19 @@ int replay_main(int argc, char **argv)
 			}
 			/* borrowed: sets[] owns the runs */
 			rs[nr] = sets[nr].runs[sets[nr].median];
+			if (evf) {
+				struct sp_sim_opts eo = so;
+
+				eo.seed = seed + (uint64_t)sets[nr].median;
+				eo.run_jitter_ppm = nruns > 1 ? RP_RUN_JITTER_PPM : 0;
+				if (rp_write_events(evf, sp_replay_workload(r), &eo,
+						    sp_sim_policy_name(so.policy))) {
+					fprintf(stderr, "superpass replay: cannot write %s\n", events);
+					status = 1;
+					fclose(evf);
+					evf = NULL;
+				}
+			}
 			if (p == SP_SIM_POL_NONE)
 				none = &rs[nr];
 			nr++;
@@ -470,6 +495,10 @@ int replay_main(int argc, char **argv)
 		}
 	}
 out:
+	if (evf && fclose(evf)) {
+		fprintf(stderr, "superpass replay: cannot write %s\n", events);
+		status = 1;
+	}
 	for (int i = 0; sets && i < nr; i++)
 		rp_set_free(&sets[i]);
 	free(sets);
