@@ -237,6 +237,22 @@ static void wait_end(struct sp_replay *r, struct th *t, uint64_t ts, bool ok)
 	t->wait_left = ts;
 }
 
+/* @t came on a CPU at @ts: the sleep it was in ends (where the trace
+ * showed its wake, else now) and it runs from @ts. */
+static void came_on(struct sp_replay *r, struct th *t, uint64_t ts, const char *comm)
+{
+	if (t->sleeping) {
+		uint64_t end = t->woken ? t->wake_ts : ts;
+
+		push(r, t, IT_SLEEP, -1, 0, end - t->sleep_start, end);
+		t->sleeping = false;
+	}
+	t->running = true;
+	t->run_since = t->on_since = ts;
+	if (!t->comm[0])
+		memcpy(t->comm, comm, SP_TRACE_COMM_LEN);
+}
+
 int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 {
 	struct sp_replay *r = ctx;
@@ -260,18 +276,8 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 			prev->running = false;
 		}
 		r->cur[ev->cpu] = ev->pid;
-		if ((t = th_get(r, ev->pid, ts)) && !t->running) {
-			if (t->sleeping) {
-				uint64_t end = t->woken ? t->wake_ts : ts;
-
-				push(r, t, IT_SLEEP, -1, 0, end - t->sleep_start, end);
-				t->sleeping = false;
-			}
-			t->running = true;
-			t->run_since = t->on_since = ts;
-			if (!t->comm[0])
-				memcpy(t->comm, ev->comm, SP_TRACE_COMM_LEN);
-		}
+		if ((t = th_get(r, ev->pid, ts)) && !t->running)
+			came_on(r, t, ts, ev->comm);
 	}
 	switch (ev->type) {
 	case SP_TR_SWITCH:
@@ -310,18 +316,9 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 		if ((t = th_get(r, ev->u.sw.next_pid, ts))) {
 			if (t->running && ts > t->run_since) /* on two CPUs: a missed switch-out */
 				t->cpu_acc += ts - t->run_since;
-			if (t->sleeping) {
-				uint64_t end = t->woken ? t->wake_ts : ts;
-
-				push(r, t, IT_SLEEP, -1, 0, end - t->sleep_start, end);
-				t->sleeping = false;
-			}
-			t->running = true;
-			t->run_since = t->on_since = ts;
+			came_on(r, t, ts, ev->u.sw.next_comm);
 			t->prio = ev->u.sw.next_prio;
 			t->last_ts = ts;
-			if (!t->comm[0])
-				memcpy(t->comm, ev->u.sw.next_comm, SP_TRACE_COMM_LEN);
 		}
 		break;
 	case SP_TR_WAKING:
