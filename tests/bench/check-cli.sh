@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # ctest "bench_cli": `superpass bench` rejects bad option values up front,
 # before any run, with exit status 2 and a message naming the option (never
-# silently), and `--help` lists the options the parser takes. One short run
-# checks that every row's JSON record carries the host's steal time (the
-# preloaded row's through its child); no figure of it is checked (that is a
-# measurement, not a test).
+# silently), and `--help` lists the options the parser takes. Short runs
+# check that every row's JSON record carries the host's steal time (the
+# preloaded row's through its child) and that --k reaches the preloaded
+# rwlock rows; no figure of them is checked (that is a measurement, not a
+# test).
 #   check-cli.sh SUPERPASS
 set -eu
 sp=$1
@@ -74,6 +75,23 @@ if "$sp" bench -q -s mutex -p none,superpass-preload -d 0.2 -r 1 --json "$tmp/r.
 	fi
 else
 	echo "FAIL: a 0.2 s run failed:"
+	cat "$tmp/err"
+	fail=1
+fi
+# --k applies to superpass-preload's rwlock rows too (its K in the JSON),
+# one row per K; without --k it runs the interposer's default, 4.
+if "$sp" bench -q -s rwlock -p superpass-preload --k 2,8 -d 0.2 -r 1 --json "$tmp/k.json" \
+	>"$tmp/out" 2>"$tmp/err"; then
+	ks=$(tr -d ' \n' < "$tmp/k.json" | grep -o '"policy":"superpass-preload","k":[0-9]*' |
+		sed 's/.*://' | tr '\n' ' ')
+	if [ "$ks" != "2 8 " ]; then
+		echo "FAIL: --k 2,8: superpass-preload rows with K '$ks', want '2 8 '"
+		fail=1
+	else
+		echo "ok: --k 2,8 runs superpass-preload at K 2 and 8"
+	fi
+else
+	echo "FAIL: a 0.2 s rwlock run failed:"
 	cat "$tmp/err"
 	fail=1
 fi

@@ -36,6 +36,7 @@ struct bench_opts {
 	uint64_t seed;
 	uint32_t k[BENCH_MAX_K]; /* reader-tracker bounds for the rwlock scenario */
 	int nr_k;
+	bool k_given;             /* --k: superpass-preload runs these K too */
 	int prio;                /* SCHED_FIFO priority of fast track and rt-ui */
 	uint32_t budget_ms;
 	int repeat;              /* runs of each row; the table shows median and range */

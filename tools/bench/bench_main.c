@@ -12,18 +12,31 @@
 
 int bench_main(int argc, char **argv, int full_argc, char **full_argv);
 
+/* The K a policy runs the rwlock scenario with: the --k list under
+ * superpass, and under superpass-preload when --k was given (else the
+ * interposer's default, 4); one row (K = 0) for everything else. */
+static int nr_k_of(const struct bench_opts *o, enum bench_scenario sc, enum bench_policy po)
+{
+	if (sc != SC_RWLOCK)
+		return 1;
+	return po == PO_SUPERPASS || (po == PO_PRELOAD && o->k_given) ? o->nr_k : 1;
+}
+
+static uint32_t k_of(const struct bench_opts *o, enum bench_scenario sc, enum bench_policy po,
+		     int ki)
+{
+	if (sc != SC_RWLOCK)
+		return 0;
+	return po == PO_SUPERPASS || (po == PO_PRELOAD && o->k_given) ? o->k[ki] : 4;
+}
+
 static int nr_runs(const struct bench_opts *o, enum bench_scenario sc)
 {
 	int n = 0;
 
-	for (int p = 0; p < PO_NR; p++) {
-		if (!(o->policies & (1u << p)))
-			continue;
-		if (sc == SC_RWLOCK && p == PO_SUPERPASS)
-			n += o->nr_k;
-		else
-			n++;
-	}
+	for (int p = 0; p < PO_NR; p++)
+		if (o->policies & (1u << p))
+			n += nr_k_of(o, sc, (enum bench_policy)p);
 	return n;
 }
 
@@ -86,14 +99,12 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 		for (int rep = 0; rep < o.repeat; rep++) {
 			for (int p = 0; p < PO_NR; p++) {
 				enum bench_policy po = (enum bench_policy)p;
-				int nk = sc == SC_RWLOCK && po == PO_SUPERPASS ? o.nr_k : 1;
+				int nk = nr_k_of(&o, sc, po);
 
 				if (!(o.policies & (1u << p)))
 					continue;
 				for (int ki = 0; ki < nk; ki++) {
-					/* the interposer runs with its default K (4) */
-					uint32_t k = sc != SC_RWLOCK ? 0
-						     : po == PO_SUPERPASS ? o.k[ki] : 4;
+					uint32_t k = k_of(&o, sc, po, ki);
 
 					if (!o.quiet)
 						fprintf(stderr, "\r[%2d/%d] %-7s %-22s", ++done, total,

@@ -32,7 +32,8 @@ void bench_usage(FILE *f)
 		"      --holders N         background lock holders, mutex/chain (default 2)\n"
 		"      --readers N         concurrent readers, rwlock (default 8)\n"
 		"      --k LIST            reader-tracker bounds K for rwlock (default 1,2,4,8,64;\n"
-		"                          64 = unbounded for 8 readers)\n"
+		"                          64 = unbounded for 8 readers); superpass-preload runs\n"
+		"                          the interposer's default, 4, unless --k is given\n"
 		"      --ui-nice N         nice of the critical thread (default -10)\n"
 		"      --bg-nice N         nice of the lock holders (default 19)\n"
 		"      --hog-nice N        nice of the hogs (default 0)\n"
@@ -278,6 +279,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o)
 		case O_RESULT: o->child_result = optarg; break;
 		case O_K:
 			o->nr_k = 0;
+			o->k_given = true;
 			if (split_list(optarg, "--k", k_item, o))
 				return -1;
 			break;
