@@ -3,10 +3,11 @@
 """The What-if replay's self-check and prediction tables (README, "What-if
 replay") from sets that record-set.sh recorded.
 
-For each set and scenario (mutex; rwlock, K = 4), every `none` trace is
-replayed under none and superpass (`superpass replay TRACE --critical sp-ui
--p none,superpass --k 4 --runs R --json ...`). The self-check compares the
-trace's own figures ("trace" in --json) with the median of the `none`
+For each set and scenario (mutex; rwlock), every `none` trace is replayed
+under none and superpass (`superpass replay TRACE --critical sp-ui -p
+none,superpass --k K --runs R --json ...`, K the measured run's: 4 unless
+record-set.sh was given another). The self-check compares the trace's
+own figures ("trace" in --json) with the median of the `none`
 runs; the prediction is the superpass record (its run of median P99.9),
 compared with the superpass-preload run recorded beside the trace. A
 measured run that the host stole more than --steal-ms of CPU from
@@ -45,11 +46,14 @@ def one(sp, d, sc, kargs, i, runs, tmp):
     none_json = os.path.join(d, f"none-{sc}-{i}.json")
     if not (os.path.exists(trace) and os.path.exists(meas)):
         return None
+    with open(meas) as f:
+        m = json.load(f)["runs"][0]
+    # the measured run's reader bound, if it had one: the prediction's
+    if m.get("k"):
+        kargs = ["--k", str(m["k"])]
     js = replay(sp, trace, runs, kargs, os.path.join(tmp, f"{os.path.basename(d)}-{sc}-{i}.json"))
     rec = {r["policy"]: r for r in js["runs"]}
     rr = rec["none"]["replay_runs"]
-    with open(meas) as f:
-        m = json.load(f)["runs"][0]
     steal_none = None
     if os.path.exists(none_json):
         with open(none_json) as f:
@@ -144,7 +148,9 @@ def main():
                 if not rows:
                     print(f"{d}: no {sc} pairs", file=sys.stderr)
                     continue
-                print(f"\n== {d} {sc}: {len(rows)} traces, {a.runs} runs a policy")
+                ks = sorted({r["meas"].get("k", 0) for r in rows})
+                print(f"\n== {d} {sc}: {len(rows)} traces, {a.runs} runs a policy"
+                      + (f", K = {'/'.join(str(k) for k in ks)}" if any(ks) else ""))
                 print("  i | blockings trace/replay | P99.9 ms trace/replay | janky trace/replay "
                       "| P99.9 ms predicted/measured | steal ms (none, preload)")
                 for r in rows:
