@@ -78,7 +78,7 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 	if (r->nomem)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nth; i++) {
-		struct th *t = r->th[i];
+		struct sp_rp_th *t = r->th[i];
 
 		sp_rp_close_thread(r, t);
 		if (!t->in_set || !t->cpu_total) {
@@ -119,8 +119,8 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 	 * settings around them. */
 	crit_end = r->first;
 	for (size_t i = 0; i < r->nth; i++) {
-		struct th *t = r->th[i];
-		struct prog p = { 0 };
+		struct sp_rp_th *t = r->th[i];
+		struct sp_rp_prog p = { 0 };
 		uint64_t delay = 0, period;
 		size_t grid = 0;
 		bool keep = false;
@@ -137,7 +137,8 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 			crit_end = end > crit_end ? end : crit_end;
 		}
 		{
-			bool loop = (t->critical && (period || sp_rp_sleep_loop(t))) || sp_rp_starved(r, t);
+			bool loop = (t->critical && (period || sp_rp_sleep_loop(t))) ||
+				    sp_rp_starved(r, t);
 
 			r->c.looped += loop && !t->critical;
 			if (!p.nomem)

@@ -12,10 +12,10 @@
 
 #include "sp_replay_internal.h"
 
-static struct th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
+static struct sp_rp_th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
 {
 	unsigned h = ((uint32_t)tid * 2654435761u) >> (32 - HBITS);
-	struct th *t;
+	struct sp_rp_th *t;
 
 	if (tid <= 0)
 		return NULL;
@@ -24,7 +24,7 @@ static struct th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
 			return t;
 	if (r->nth == r->capth) {
 		size_t cap = r->capth ? 2 * r->capth : 64;
-		struct th **v = realloc(r->th, cap * sizeof(*v));
+		struct sp_rp_th **v = realloc(r->th, cap * sizeof(*v));
 
 		if (!v) {
 			r->nomem = 1;
@@ -51,12 +51,12 @@ static struct th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
 	return t;
 }
 
-static void push_tok(struct sp_replay *r, struct th *t, uint8_t type, int32_t lock, uint8_t hold,
-		     uint32_t tok, uint64_t ns, uint64_t end)
+static void push_tok(struct sp_replay *r, struct sp_rp_th *t, uint8_t type, int32_t lock,
+		     uint8_t hold, uint32_t tok, uint64_t ns, uint64_t end)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 32;
-		struct item *v = realloc(t->it, cap * sizeof(*v));
+		struct sp_rp_item *v = realloc(t->it, cap * sizeof(*v));
 
 		if (!v) {
 			r->nomem = 1;
@@ -65,18 +65,18 @@ static void push_tok(struct sp_replay *r, struct th *t, uint8_t type, int32_t lo
 		t->it = v;
 		t->cap = cap;
 	}
-	t->it[t->n++] = (struct item){ .type = type, .lock = lock, .hold = hold, .tok = tok,
+	t->it[t->n++] = (struct sp_rp_item){ .type = type, .lock = lock, .hold = hold, .tok = tok,
 				       .ns = ns, .end = end };
 }
 
-static void push(struct sp_replay *r, struct th *t, uint8_t type, int32_t lock, uint8_t hold,
+static void push(struct sp_replay *r, struct sp_rp_th *t, uint8_t type, int32_t lock, uint8_t hold,
 		 uint64_t ns, uint64_t end)
 {
 	push_tok(r, t, type, lock, hold, 0, ns, end);
 }
 
 /* The CPU @t has run up to @ts, added to its cpu_acc. */
-static void accrue_cpu(struct th *t, uint64_t ts)
+static void accrue_cpu(struct sp_rp_th *t, uint64_t ts)
 {
 	if (t->running && ts > t->run_since) {
 		t->cpu_acc += ts - t->run_since;
@@ -85,7 +85,7 @@ static void accrue_cpu(struct th *t, uint64_t ts)
 }
 
 /* The CPU @t used up to @ts, as one item. */
-static void flush_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
+static void flush_cpu(struct sp_replay *r, struct sp_rp_th *t, uint64_t ts)
 {
 	accrue_cpu(t, ts);
 	if (t->cpu_acc) {
@@ -102,7 +102,7 @@ static void flush_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
  * spun 4 ms, a tick, at each of its futile wakes. Replayed, a waiter just
  * waits; kept as work, that spin would be done again each time its
  * program loops, whether the replayed wait is long or not. */
-static void drop_wait_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
+static void drop_wait_cpu(struct sp_replay *r, struct sp_rp_th *t, uint64_t ts)
 {
 	accrue_cpu(t, ts);
 	if (t->in_set)
@@ -112,7 +112,7 @@ static void drop_wait_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
 
 /* At a blocking point: the CPU since the last item is the thread's work,
  * as an item, unless it ran inside a kernel lock wait (drop_wait_cpu). */
-static void settle_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
+static void settle_cpu(struct sp_replay *r, struct sp_rp_th *t, uint64_t ts)
 {
 	if (t->wait == W_KLOCK)
 		drop_wait_cpu(r, t, ts);
@@ -134,14 +134,14 @@ static void settle_cpu(struct sp_replay *r, struct th *t, uint64_t ts)
  * that owner's section, and the CPU is kept as work. Dropped like a
  * waiter's (drop_wait_cpu): replayed, a writer asks at once and waits.
  */
-static void drop_rwsem_spin(struct sp_replay *r, struct th *t, uint64_t addr, uint64_t ts)
+static void drop_rwsem_spin(struct sp_replay *r, struct sp_rp_th *t, uint64_t addr, uint64_t ts)
 {
 	uint64_t from = 0, spun;
 
 	if (!t->running)
 		return;
 	for (size_t i = 0; i < r->nth; i++) {
-		const struct th *u = r->th[i];
+		const struct sp_rp_th *u = r->th[i];
 
 		if (u != t && u->wait == W_KLOCK && u->wait_addr == addr &&
 		    (!from || u->wait_start < from))
@@ -165,7 +165,7 @@ static void drop_rwsem_spin(struct sp_replay *r, struct th *t, uint64_t addr, ui
 /* @t was switched out runnable at @ts: a preemption point at this point
  * of its CPU time (a CPU item that ends there, empty if it had run nothing
  * since its last item). */
-static void preempted(struct sp_replay *r, struct th *t, uint64_t ts)
+static void preempted(struct sp_replay *r, struct sp_rp_th *t, uint64_t ts)
 {
 	size_t n = t->n;
 
@@ -199,7 +199,7 @@ static int lock_ref(struct sp_replay *r, uint64_t addr, uint8_t kind)
 	}
 	if (r->nlk == r->caplk) {
 		size_t cap = r->caplk ? 2 * r->caplk : 16;
-		struct lk *v = realloc(r->lk, cap * sizeof(*v));
+		struct sp_rp_lk *v = realloc(r->lk, cap * sizeof(*v));
 
 		if (!v) {
 			r->nomem = 1;
@@ -221,14 +221,15 @@ static bool futex_is_wait(uint32_t op)
 	return cmd == 0 || cmd == 9 || cmd == 6 || cmd == 13; /* WAIT, WAIT_BITSET, LOCK_PI(2) */
 }
 
-static void wait_end(struct sp_replay *r, struct th *t, uint64_t ts, bool ok)
+static void wait_end(struct sp_replay *r, struct sp_rp_th *t, uint64_t ts, bool ok)
 {
 	settle_cpu(r, t, ts);
 	if (ok && t->waker > 0 && t->wait_tok) {
 		int l = lock_ref(r, t->wait_addr, t->wait_kind);
 
 		if (l >= 0)
-			push_tok(r, t, IT_WAIT, l, t->wait_hold, t->wait_tok, ts - t->wait_start, ts);
+			push_tok(r, t, IT_WAIT, l, t->wait_hold, t->wait_tok, ts - t->wait_start,
+				 ts);
 	} else if (t->wait_slept) {
 		push(r, t, IT_SLEEP, -1, 0, ts - t->wait_start, ts);
 	}
@@ -239,7 +240,7 @@ static void wait_end(struct sp_replay *r, struct th *t, uint64_t ts, bool ok)
 
 /* @t came on a CPU at @ts: the sleep it was in ends (where the trace
  * showed its wake, else now) and it runs from @ts. */
-static void came_on(struct sp_replay *r, struct th *t, uint64_t ts, const char *comm)
+static void came_on(struct sp_replay *r, struct sp_rp_th *t, uint64_t ts, const char *comm)
 {
 	if (t->sleeping) {
 		uint64_t end = t->woken ? t->wake_ts : ts;
@@ -257,7 +258,7 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 {
 	struct sp_replay *r = ctx;
 	uint64_t ts = ev->ts_ns;
-	struct th *t, *u;
+	struct sp_rp_th *t, *u;
 
 	if (r->nomem)
 		return -ENOMEM;
@@ -269,7 +270,7 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 	 * the trace missed the sched_switch that put it there. */
 	if (ev->pid > 0 && ev->cpu >= 0 && ev->cpu < 64 && ev->type != SP_TR_SWITCH &&
 	    r->cur[ev->cpu] != ev->pid) {
-		struct th *prev = r->cur[ev->cpu] > 0 ? th_get(r, r->cur[ev->cpu], ts) : NULL;
+		struct sp_rp_th *prev = r->cur[ev->cpu] > 0 ? th_get(r, r->cur[ev->cpu], ts) : NULL;
 
 		if (prev && prev->running) {
 			prev->cpu_acc += ts > prev->run_since ? ts - prev->run_since : 0;
@@ -344,7 +345,7 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 
 				if (l >= 0 && r->ntk == r->captk) {
 					size_t cap = r->captk ? 2 * r->captk : 64;
-					struct tok *v = realloc(r->tk, cap * sizeof(*v));
+					struct sp_rp_tok *v = realloc(r->tk, cap * sizeof(*v));
 
 					if (!v)
 						return -ENOMEM;
@@ -358,9 +359,9 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 						       t->wait_hold == SP_SIM_EXCL ? SP_SIM_SHARED
 										   : SP_SIM_EXCL;
 
-					r->tk[r->ntk] = (struct tok){ .waiter = t->idx, .waker = u->idx,
-						.lock = l, .hold = t->wait_hold, .req = t->wait_start,
-						.woke = ts };
+					r->tk[r->ntk] = (struct sp_rp_tok){
+						.waiter = t->idx, .waker = u->idx, .lock = l,
+						.hold = t->wait_hold, .req = t->wait_start, .woke = ts };
 					t->wait_tok = (uint32_t)++r->ntk;
 					flush_cpu(r, u, ts);
 					push_tok(r, u, IT_WAKE, l, side, t->wait_tok, 0, ts);
@@ -483,7 +484,7 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 
 /* At the trace's end: @t's CPU up to the last event is an item, a sleep it
  * was in ends there, and a wait still open is dropped (and counted). */
-void sp_rp_close_thread(struct sp_replay *r, struct th *t)
+void sp_rp_close_thread(struct sp_replay *r, struct sp_rp_th *t)
 {
 	if (t->running) {
 		if (r->last > t->run_since)

@@ -10,7 +10,7 @@
 #include "sp_replay_internal.h"
 
 /* The period of @t's sleeps if they end on a grid, else 0. */
-uint64_t sp_rp_period_of(const struct th *t, size_t *grid, bool *keep)
+uint64_t sp_rp_period_of(const struct sp_rp_th *t, size_t *grid, bool *keep)
 {
 	uint64_t *iv, prev = 0, p = 0;
 	size_t n = 0, ok = 0, ns = 0;
@@ -79,7 +79,7 @@ uint64_t sp_rp_period_of(const struct th *t, size_t *grid, bool *keep)
 
 static int cmp_point(const void *a, const void *b)
 {
-	const struct point *x = a, *y = b;
+	const struct sp_rp_point *x = a, *y = b;
 
 	if (x->lock != y->lock)
 		return x->lock < y->lock ? -1 : 1;
@@ -109,7 +109,7 @@ static bool on_step(uint64_t x, uint64_t at, uint64_t d)
  * did not show between them (nothing past the last one seen). Adds them
  * to @c (room for PT_MAX_STEPS more); returns the new count.
  */
-static size_t fill_steps(struct point *c, size_t n)
+static size_t fill_steps(struct sp_rp_point *c, size_t n)
 {
 	uint64_t span, gap = UINT64_MAX;
 
@@ -145,7 +145,8 @@ static size_t fill_steps(struct point *c, size_t n)
 			for (size_t i = 1; i + 1 < n && !have; i++)
 				have = on_step(c[i].off - c[0].off, q * d, d);
 			if (!have)
-				c[m++] = (struct point){ .lock = c[0].lock, .off = at, .tol = c[0].tol };
+				c[m++] = (struct sp_rp_point){ .lock = c[0].lock, .off = at,
+								.tol = c[0].tol };
 		}
 		return m;
 	}
@@ -175,7 +176,7 @@ uint64_t sp_rp_frame_denorm(uint64_t noff, uint64_t frame, uint64_t median)
 
 /* @ft[i]: the CPU of the frame item @i (from @grid on) is in, a frame
  * being the items up to and with a sleep. */
-void sp_rp_frame_totals(const struct th *t, size_t grid, uint64_t *ft)
+void sp_rp_frame_totals(const struct sp_rp_th *t, size_t grid, uint64_t *ft)
 {
 	size_t from = grid;
 	uint64_t cpu = 0;
@@ -194,7 +195,7 @@ void sp_rp_frame_totals(const struct th *t, size_t grid, uint64_t *ft)
 
 /* The median CPU of @t's frames that ended in a sleep and ran (@ft, from
  * sp_rp_frame_totals); 0 with fewer than three. */
-uint64_t sp_rp_frame_median(const struct th *t, size_t grid, const uint64_t *ft)
+uint64_t sp_rp_frame_median(const struct sp_rp_th *t, size_t grid, const uint64_t *ft)
 {
 	uint64_t *fr = calloc(t->n + 1, sizeof(*fr)), m = 0;
 	size_t frames = 0;
@@ -222,10 +223,10 @@ uint64_t sp_rp_frame_median(const struct th *t, size_t grid, const uint64_t *ft)
  * waits in 5 % of the frames, which under `none` only the first point of
  * the bench's four reaches.) Returns the points (sorted by lock, offset)
  * and their count. */
-size_t sp_rp_frame_points(const struct th *t, size_t grid, const uint64_t *ft, uint64_t fcpu,
-			  struct point **out)
+size_t sp_rp_frame_points(const struct sp_rp_th *t, size_t grid, const uint64_t *ft, uint64_t fcpu,
+			  struct sp_rp_point **out)
 {
-	struct point *v, *c;
+	struct sp_rp_point *v, *c;
 	size_t n = 0, nc = 0, frames = 0;
 	uint64_t off = 0;
 
@@ -238,13 +239,14 @@ size_t sp_rp_frame_points(const struct th *t, size_t grid, const uint64_t *ft, u
 	if (!v || !c || !fcpu)
 		goto out;
 	for (size_t i = grid; i < t->n; i++) {
-		const struct item *it = &t->it[i];
+		const struct sp_rp_item *it = &t->it[i];
 
 		if (it->type == IT_CPU) {
 			off += it->ns;
 		} else if (it->type == IT_WAIT) {
-			v[n++] = (struct point){ .lock = it->lock, .off = sp_rp_frame_norm(off, ft[i], fcpu),
-						 .frame = frames };
+			v[n++] = (struct sp_rp_point){ .lock = it->lock,
+						       .off = sp_rp_frame_norm(off, ft[i], fcpu),
+						       .frame = frames };
 		} else if (it->type == IT_SLEEP) {
 			frames += off != 0;
 			off = 0;
@@ -277,7 +279,7 @@ size_t sp_rp_frame_points(const struct th *t, size_t grid, const uint64_t *ft, u
 
 			/* a frame's wait is this point if it is as near as the
 			 * cluster's own are */
-			c[nc++] = (struct point){ .lock = v[i].lock, .off = mid,
+			c[nc++] = (struct sp_rp_point){ .lock = v[i].lock, .off = mid,
 						  .tol = fcpu / 10 > (lo > hi ? lo : hi)
 							 ? fcpu / 10 : (lo > hi ? lo : hi) };
 		}
@@ -302,17 +304,18 @@ out:
  * that wait, not an inferred request). @foff: each item's CPU offset in
  * its frame. (Before, any wait for the lock in the frame stood for all its
  * points: a frame that waited at its first point asked at no other.) */
-bool sp_rp_seen_pt(const struct th *t, const uint64_t *foff, size_t i, const struct point *pt)
+bool sp_rp_seen_pt(const struct sp_rp_th *t, const uint64_t *foff, size_t i,
+		   const struct sp_rp_point *pt)
 {
 	for (size_t j = i; j > 0 && t->it[j - 1].type != IT_SLEEP; j--) {
-		const struct item *x = &t->it[j - 1];
+		const struct sp_rp_item *x = &t->it[j - 1];
 
 		if (x->type == IT_WAIT && x->lock == pt->lock &&
 		    (foff[j - 1] > pt->off ? foff[j - 1] - pt->off : pt->off - foff[j - 1]) <= pt->tol)
 			return true;
 	}
 	for (size_t j = i; j < t->n && t->it[j].type != IT_SLEEP; j++) {
-		const struct item *x = &t->it[j];
+		const struct sp_rp_item *x = &t->it[j];
 
 		if (x->type == IT_WAIT && x->lock == pt->lock &&
 		    (foff[j] > pt->off ? foff[j] - pt->off : pt->off - foff[j]) <= pt->tol)

@@ -11,7 +11,7 @@
 
 static int cmp_ins(const void *a, const void *b)
 {
-	const struct ins *x = a, *y = b;
+	const struct sp_rp_ins *x = a, *y = b;
 
 	if (x->at != y->at)
 		return x->at < y->at ? -1 : 1;
@@ -21,7 +21,7 @@ static int cmp_ins(const void *a, const void *b)
 }
 
 /* The CPU time @t ran from after item @from to before item @to. */
-static uint64_t cpu_between(const struct th *t, size_t from, size_t to)
+static uint64_t cpu_between(const struct sp_rp_th *t, size_t from, size_t to)
 {
 	uint64_t ns = 0;
 
@@ -40,7 +40,7 @@ static uint64_t cpu_between(const struct th *t, size_t from, size_t to)
  * at least 3; *whole when most of them span their burst (less than 10 %
  * of its CPU before the wait and after the wake), as a reader that takes
  * the lock once each time it wakes and lets it go before it sleeps. */
-static uint64_t read_len(const struct th *t, const int8_t *wop, int32_t lock, bool *whole)
+static uint64_t read_len(const struct sp_rp_th *t, const int8_t *wop, int32_t lock, bool *whole)
 {
 	uint64_t *v = calloc(t->n + 1, sizeof(*v)), med = 0;
 	size_t n = 0, nwhole = 0;
@@ -53,7 +53,7 @@ static uint64_t read_len(const struct th *t, const int8_t *wop, int32_t lock, bo
 		bool acq = false, rel = false, other = false;
 
 		for (j = i; j < t->n && t->it[j].type != IT_SLEEP; j++) {
-			const struct item *x = &t->it[j];
+			const struct sp_rp_item *x = &t->it[j];
 
 			if (x->type == IT_CPU) {
 				cpu += x->ns;
@@ -91,7 +91,7 @@ static uint64_t read_len(const struct th *t, const int8_t *wop, int32_t lock, bo
  * boundary. Their median, 0 if fewer than 3; *whole: whether they span
  * their burst of CPU (from the wait to a sleep right after the release),
  * as a thread that does nothing else between its sleeps. */
-static uint64_t cs_len(const struct sp_replay *r, const struct th *t, const int8_t *wop,
+static uint64_t cs_len(const struct sp_replay *r, const struct sp_rp_th *t, const int8_t *wop,
 		       int32_t lock, bool *whole)
 {
 	uint64_t *v = NULL, med = 0;
@@ -102,7 +102,7 @@ static uint64_t cs_len(const struct sp_replay *r, const struct th *t, const int8
 		if (t->it[i].type != IT_WAIT || t->it[i].lock != lock || wop[i] != WAIT_LOCK)
 			continue;
 		for (size_t j = i + 1; j < t->n; j++) {
-			const struct item *x = &t->it[j];
+			const struct sp_rp_item *x = &t->it[j];
 
 			if (sp_rp_cs_end(r, t, wop, j, lock))
 				break;
@@ -121,7 +121,8 @@ static uint64_t cs_len(const struct sp_replay *r, const struct th *t, const int8
 			}
 		}
 	}
-	if (n < 3 && r->lk[lock].kind == SP_SIM_URWLOCK_W && sp_rp_side_of(r, t, lock) == SP_SIM_SHARED) {
+	if (n < 3 && r->lk[lock].kind == SP_SIM_URWLOCK_W &&
+	    sp_rp_side_of(r, t, lock) == SP_SIM_SHARED) {
 		free(v);
 		return read_len(t, wop, lock, whole);
 	}
@@ -149,11 +150,11 @@ static uint64_t cs_len(const struct sp_replay *r, const struct th *t, const int8
 
 /* The position @ns of CPU time before item @to (not before item @from):
  * *at, *off. */
-static void back_cpu(const struct th *t, size_t from, size_t to, uint64_t ns, size_t *at,
+static void back_cpu(const struct sp_rp_th *t, size_t from, size_t to, uint64_t ns, size_t *at,
 		     uint64_t *off)
 {
 	for (size_t j = to; j > from + 1; j--) {
-		const struct item *x = &t->it[j - 1];
+		const struct sp_rp_item *x = &t->it[j - 1];
 
 		if (x->type != IT_CPU)
 			continue;
@@ -169,11 +170,11 @@ static void back_cpu(const struct th *t, size_t from, size_t to, uint64_t ns, si
 }
 
 /* The position @ns of CPU time after item @from (not past item @to). */
-static void fwd_cpu(const struct th *t, size_t from, size_t to, uint64_t ns, size_t *at,
+static void fwd_cpu(const struct sp_rp_th *t, size_t from, size_t to, uint64_t ns, size_t *at,
 		    uint64_t *off)
 {
 	for (size_t j = from + 1; j < to; j++) {
-		const struct item *x = &t->it[j];
+		const struct sp_rp_item *x = &t->it[j];
 
 		if (x->type != IT_CPU)
 			continue;
@@ -188,13 +189,13 @@ static void fwd_cpu(const struct th *t, size_t from, size_t to, uint64_t ns, siz
 	*off = 0;
 }
 
-struct locklen {
+struct sp_rp_locklen {
 	int32_t lock;
 	uint64_t len;
 	bool whole;
 };
 
-static uint64_t len_of(const struct locklen *ll, size_t n, int32_t lock)
+static uint64_t len_of(const struct sp_rp_locklen *ll, size_t n, int32_t lock)
 {
 	for (size_t k = 0; k < n; k++)
 		if (ll[k].lock == lock)
@@ -202,13 +203,13 @@ static uint64_t len_of(const struct locklen *ll, size_t n, int32_t lock)
 	return 0;
 }
 
-static bool ins_before(const struct ins *x, size_t at, uint64_t off)
+static bool ins_before(const struct sp_rp_ins *x, size_t at, uint64_t off)
 {
 	return x->at < at || (x->at == at && x->off < off);
 }
 
 /* The first of @t's items that ends after @ts (t->n if none). */
-static size_t item_at(const struct th *t, uint64_t ts)
+static size_t item_at(const struct sp_rp_th *t, uint64_t ts)
 {
 	size_t lo = 0, hi = t->n;
 
@@ -233,8 +234,8 @@ static size_t item_at(const struct th *t, uint64_t ts)
  * that burst until the writer was woken, or until its burst ended if that
  * came first. @v (sorted) gets those sections where @t does not hold the
  * lock already; 0, or -1 on no memory. */
-static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *wop,
-			 struct ins **vp, size_t *np, size_t *capp, uint32_t *seq)
+static int infer_readers(struct sp_replay *r, const struct sp_rp_th *t, const int8_t *wop,
+			 struct sp_rp_ins **vp, size_t *np, size_t *capp, uint32_t *seq)
 {
 	/* @t's side of each lock, once (sp_rp_side_of walks all its items) */
 	uint8_t *side = calloc(r->nlk + 1, 1);
@@ -245,7 +246,7 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
 		side[l] = r->lk[l].kind == SP_SIM_URWLOCK_W || r->lk[l].kind == SP_SIM_RWSEM
 			  ? 1 + sp_rp_side_of(r, t, (int32_t)l) : 0;
 	for (size_t x = 0; x < r->ntk; x++) {
-		struct tok *tk = &r->tk[x];
+		struct sp_rp_tok *tk = &r->tk[x];
 		int32_t l = tk->lock;
 		size_t i, b, e, j, at;
 		bool ran = false;
@@ -279,7 +280,7 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
 		for (size_t k = 0; k < b; k++)
 			depth += t->it[k].type == IT_WAIT && t->it[k].lock == l && wop[k] == WAIT_LOCK;
 		for (size_t k = 0; k < *np; k++) {
-			const struct ins *y = &(*vp)[k];
+			const struct sp_rp_ins *y = &(*vp)[k];
 
 			if (y->lock != l)
 				continue;
@@ -292,7 +293,7 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
 			continue;
 		if (*np + 2 > *capp) {
 			size_t cap = 2 * *capp + 4;
-			struct ins *nv = realloc(*vp, cap * sizeof(*nv));
+			struct sp_rp_ins *nv = realloc(*vp, cap * sizeof(*nv));
 
 			if (!nv) {
 				free(side);
@@ -301,10 +302,10 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
 			*vp = nv;
 			*capp = cap;
 		}
-		(*vp)[(*np)++] = (struct ins){ .at = b, .seq = UINT32_MAX / 2 + 1, .type = OP_LOCK,
-					       .hold = SP_SIM_SHARED, .lock = l };
-		(*vp)[(*np)++] = (struct ins){ .at = at, .seq = (*seq)++ & 0xffff, .type = OP_UNLOCK,
-					       .hold = SP_SIM_SHARED, .lock = l };
+		(*vp)[(*np)++] = (struct sp_rp_ins){ .at = b, .seq = UINT32_MAX / 2 + 1,
+						     .type = OP_LOCK, .hold = SP_SIM_SHARED, .lock = l };
+		(*vp)[(*np)++] = (struct sp_rp_ins){ .at = at, .seq = (*seq)++ & 0xffff,
+						     .type = OP_UNLOCK, .hold = SP_SIM_SHARED, .lock = l };
 		qsort(*vp, *np, sizeof(**vp), cmp_ins);
 		r->c.readers++;
 		if (++tk->readers > r->c.readers_max)
@@ -333,8 +334,8 @@ static int infer_readers(struct sp_replay *r, const struct th *t, const int8_t *
  * not glibc rwlocks, whose readers' bursts infer_readers places. The
  * placements grow *@vp (one pair per section). Returns 0, or -1 on no
  * memory. */
-static int back_to_back(struct sp_replay *r, const struct th *t, int32_t lock, uint8_t hold,
-			uint64_t len, size_t from, size_t at, uint64_t off, struct ins **vp,
+static int back_to_back(struct sp_replay *r, const struct sp_rp_th *t, int32_t lock, uint8_t hold,
+			uint64_t len, size_t from, size_t at, uint64_t off, struct sp_rp_ins **vp,
 			size_t *np, size_t *capp, uint32_t *seq)
 {
 	uint8_t kind = r->lk[lock].kind;
@@ -353,7 +354,7 @@ static int back_to_back(struct sp_replay *r, const struct th *t, int32_t lock, u
 	m = (cpu + len / 2) / len; /* >= 1: cpu is at least 3/4 of len */
 	if (*np + 2 * m + 2 > *capp) {
 		size_t cap = *np + 2 * m + 2 + *capp;
-		struct ins *nv = realloc(*vp, cap * sizeof(*nv));
+		struct sp_rp_ins *nv = realloc(*vp, cap * sizeof(*nv));
 
 		if (!nv)
 			return -1;
@@ -368,9 +369,9 @@ static int back_to_back(struct sp_replay *r, const struct th *t, int32_t lock, u
 			fwd_cpu(t, from - 1, at + 1, cpu * k / m, &a0, &o0);
 		if (k + 1 < m)
 			fwd_cpu(t, from - 1, at + 1, cpu * (k + 1) / m, &a1, &o1);
-		(*vp)[(*np)++] = (struct ins){ .at = a0, .off = o0, .seq = UINT32_MAX / 2 + 1,
+		(*vp)[(*np)++] = (struct sp_rp_ins){ .at = a0, .off = o0, .seq = UINT32_MAX / 2 + 1,
 					       .type = OP_LOCK, .hold = hold, .lock = lock };
-		(*vp)[(*np)++] = (struct ins){ .at = a1, .off = o1, .seq = (*seq)++ & 0xffff,
+		(*vp)[(*np)++] = (struct sp_rp_ins){ .at = a1, .off = o1, .seq = (*seq)++ & 0xffff,
 					       .type = OP_UNLOCK, .hold = hold, .lock = lock };
 		r->c.inferred++;
 	}
@@ -385,8 +386,8 @@ static int back_to_back(struct sp_replay *r, const struct th *t, int32_t lock, u
  * three sections before the critical waiter got the lock (mutex-none-1:
  * 5 of 50 such sections, its replay's longest wait 1.2 ms). Only a run of
  * CPU with nothing else in it. The extra placements grow *@vp. */
-static int split_held(struct sp_replay *r, const struct th *t, int32_t lock, uint8_t hold,
-		      uint64_t len, size_t i, size_t rel, struct ins **vp, size_t *np,
+static int split_held(struct sp_replay *r, const struct sp_rp_th *t, int32_t lock, uint8_t hold,
+		      uint64_t len, size_t i, size_t rel, struct sp_rp_ins **vp, size_t *np,
 		      size_t *capp, uint32_t *seq)
 {
 	uint8_t kind = r->lk[lock].kind;
@@ -408,7 +409,7 @@ static int split_held(struct sp_replay *r, const struct th *t, int32_t lock, uin
 	m = (cpu + len / 2) / len; /* >= 2 */
 	if (*np + 2 * m + 2 > *capp) {
 		size_t cap = *np + 2 * m + 2 + *capp;
-		struct ins *nv = realloc(*vp, cap * sizeof(*nv));
+		struct sp_rp_ins *nv = realloc(*vp, cap * sizeof(*nv));
 
 		if (!nv)
 			return -1;
@@ -421,9 +422,9 @@ static int split_held(struct sp_replay *r, const struct th *t, int32_t lock, uin
 
 		/* the unlock sorts before the lock at the same point (seq) */
 		fwd_cpu(t, i, rel, cpu * k / m, &a, &o);
-		(*vp)[(*np)++] = (struct ins){ .at = a, .off = o, .seq = (*seq)++ & 0xffff,
+		(*vp)[(*np)++] = (struct sp_rp_ins){ .at = a, .off = o, .seq = (*seq)++ & 0xffff,
 					       .type = OP_UNLOCK, .hold = hold, .lock = lock };
-		(*vp)[(*np)++] = (struct ins){ .at = a, .off = o, .seq = UINT32_MAX / 2 + 1,
+		(*vp)[(*np)++] = (struct sp_rp_ins){ .at = a, .off = o, .seq = UINT32_MAX / 2 + 1,
 					       .type = OP_LOCK, .hold = hold, .lock = lock };
 		r->c.inferred++;
 	}
@@ -447,11 +448,11 @@ static int split_held(struct sp_replay *r, const struct th *t, int32_t lock, uin
  *    long: the ones nobody waited for left no trace.
  * Waits for other locks inside stay inside (a chain: A held while waiting
  * for B). Returns the count (in *out), or -1 on no memory. */
-ssize_t sp_rp_place_holds(struct sp_replay *r, const struct th *t, const int8_t *wop,
-			  struct ins **out)
+ssize_t sp_rp_place_holds(struct sp_replay *r, const struct sp_rp_th *t, const int8_t *wop,
+			  struct sp_rp_ins **out)
 {
-	struct ins *v;
-	struct locklen ll[16];
+	struct sp_rp_ins *v;
+	struct sp_rp_locklen ll[16];
 	size_t n = 0, nll = 0, cap = 8 * t->n + 16;
 	uint32_t seq = 0;
 
@@ -479,7 +480,7 @@ ssize_t sp_rp_place_holds(struct sp_replay *r, const struct th *t, const int8_t 
 		}
 	}
 	for (size_t i = 0; i < t->n && n + 2 <= cap; i++) {
-		const struct item *it = &t->it[i];
+		const struct sp_rp_item *it = &t->it[i];
 		size_t j, e, at;
 		uint64_t off, len;
 		uint8_t hold;
@@ -502,7 +503,7 @@ ssize_t sp_rp_place_holds(struct sp_replay *r, const struct th *t, const int8_t 
 			if ((kind == SP_SIM_KMUTEX || kind == SP_SIM_RWSEM) && i &&
 			    t->it[i - 1].type == IT_CPU && (len = len_of(ll, nll, it->lock))) {
 				for (j = i; j > 0; j--) {
-					const struct item *b = &t->it[j - 1];
+					const struct sp_rp_item *b = &t->it[j - 1];
 
 					if (sp_rp_cs_boundary(r, b, it->lock) ||
 					    (b->type == IT_WAKE && b->lock == it->lock))
@@ -517,7 +518,7 @@ ssize_t sp_rp_place_holds(struct sp_replay *r, const struct th *t, const int8_t 
 			}
 
 			for (j = i + 1; j < t->n; j++) {
-				const struct item *x = &t->it[j];
+				const struct sp_rp_item *x = &t->it[j];
 
 				if (sp_rp_cs_end(r, t, wop, j, it->lock)) {
 					bnd = j;
@@ -542,7 +543,7 @@ ssize_t sp_rp_place_holds(struct sp_replay *r, const struct th *t, const int8_t 
 				at = i + 1;
 				off = 0;
 			}
-			v[n++] = (struct ins){ .at = at, .off = off, .seq = seq++ & 0xffff,
+			v[n++] = (struct sp_rp_ins){ .at = at, .off = off, .seq = seq++ & 0xffff,
 					       .type = OP_UNLOCK, .hold = it->hold, .lock = it->lock };
 			continue;
 		}
@@ -552,9 +553,10 @@ ssize_t sp_rp_place_holds(struct sp_replay *r, const struct th *t, const int8_t 
 		/* Acquired by a wait since the last boundary: its unlock is
 		 * placed already. */
 		for (j = i; j > 0; j--) {
-			const struct item *b = &t->it[j - 1];
+			const struct sp_rp_item *b = &t->it[j - 1];
 
-			if (sp_rp_cs_boundary(r, b, it->lock) || (b->type == IT_WAKE && b->lock == it->lock))
+			if (sp_rp_cs_boundary(r, b, it->lock) ||
+			    (b->type == IT_WAKE && b->lock == it->lock))
 				break;
 		}
 		if (j > 0 && t->it[j - 1].type == IT_WAIT && t->it[j - 1].lock == it->lock &&
@@ -576,10 +578,10 @@ ssize_t sp_rp_place_holds(struct sp_replay *r, const struct th *t, const int8_t 
 			free(v);
 			return -1;
 		}
-		v[n++] = (struct ins){ .at = at, .off = off,
+		v[n++] = (struct sp_rp_ins){ .at = at, .off = off,
 				       .seq = UINT32_MAX / 2 + 1 + (uint32_t)(t->n - e),
 				       .type = OP_LOCK, .hold = hold, .lock = it->lock };
-		v[n++] = (struct ins){ .at = e + 1, .seq = seq++ & 0xffff, .type = OP_UNLOCK,
+		v[n++] = (struct sp_rp_ins){ .at = e + 1, .seq = seq++ & 0xffff, .type = OP_UNLOCK,
 				       .hold = hold, .lock = it->lock };
 		i = e;
 	}
@@ -601,10 +603,10 @@ ssize_t sp_rp_place_holds(struct sp_replay *r, const struct th *t, const int8_t 
 			if (other || cpu * 4 < ll[k].len * 3 || n + 2 > cap)
 				continue;
 			hold = sp_rp_side_of(r, t, ll[k].lock);
-			v[n++] = (struct ins){ .at = i, .seq = UINT32_MAX / 2 + 1, .type = OP_LOCK,
-					       .hold = hold, .lock = ll[k].lock };
-			v[n++] = (struct ins){ .at = j, .seq = seq++ & 0xffff, .type = OP_UNLOCK,
-					       .hold = hold, .lock = ll[k].lock };
+			v[n++] = (struct sp_rp_ins){ .at = i, .seq = UINT32_MAX / 2 + 1,
+						     .type = OP_LOCK, .hold = hold, .lock = ll[k].lock };
+			v[n++] = (struct sp_rp_ins){ .at = j, .seq = seq++ & 0xffff,
+						     .type = OP_UNLOCK, .hold = hold, .lock = ll[k].lock };
 			r->c.inferred++;
 		}
 	}

@@ -21,7 +21,7 @@ struct json_object;
 
 enum { IT_CPU, IT_WAIT, IT_WAKE, IT_SLEEP };
 
-struct item {
+struct sp_rp_item {
 	uint8_t type;
 	uint8_t hold;         /* enum sp_sim_hold */
 	bool preempt;         /* CPU: the thread was preempted where it ends */
@@ -32,7 +32,7 @@ struct item {
 };
 
 /* One wake of a waiter: the dependency the replay keeps. */
-struct tok {
+struct sp_rp_tok {
 	int32_t waiter, waker;   /* thread indexes */
 	int32_t lock;
 	uint8_t hold;
@@ -45,7 +45,7 @@ struct tok {
 
 enum { W_NONE, W_FUTEX, W_KLOCK };
 
-struct th {
+struct sp_rp_th {
 	int32_t tid;
 	char comm[SP_TRACE_COMM_LEN];
 	int32_t prio;
@@ -64,12 +64,12 @@ struct th {
 	int32_t waker;        /* -1 none yet, 0 irq/timer */
 	bool sleeping, woken;
 	uint64_t sleep_start, wake_ts;
-	struct item *it;
+	struct sp_rp_item *it;
 	size_t n, cap;
-	struct th *hnext;
+	struct sp_rp_th *hnext;
 };
 
-struct lk {
+struct sp_rp_lk {
 	uint64_t addr;
 	uint8_t kind;         /* enum sp_sim_lock_kind */
 	bool used;            /* a replayed thread takes it */
@@ -79,12 +79,12 @@ struct lk {
 
 struct sp_replay {
 	struct sp_replay_opts o;
-	struct th **th;
+	struct sp_rp_th **th;
 	size_t nth, capth;
-	struct th *hash[1u << HBITS];
-	struct lk *lk;
+	struct sp_rp_th *hash[1u << HBITS];
+	struct sp_rp_lk *lk;
 	size_t nlk, caplk;
-	struct tok *tk;
+	struct sp_rp_tok *tk;
 	size_t ntk, captk;
 	uint64_t merge_ns;
 	bool have_root, root_superpass;
@@ -104,21 +104,21 @@ struct sp_replay {
 
 /* An output op before JSON: run/sleep in ns, lock/unlock, timer. */
 enum { OP_RUN, OP_SLEEP, OP_TIMER, OP_LOCK, OP_UNLOCK, OP_RUNTIME, OP_PREEMPT };
-struct op {
+struct sp_rp_op {
 	uint8_t type, hold;
 	int32_t lock;
 	uint64_t ns;
 };
 
-struct prog {
-	struct op *op;
+struct sp_rp_prog {
+	struct sp_rp_op *op;
 	size_t n, cap;
 	int nomem;
 };
 
 /* A lock or unlock of a real lock placed in a thread's items: before item
  * @at, or @off ns into it when it is CPU time. */
-struct ins {
+struct sp_rp_ins {
 	size_t at;
 	uint64_t off;
 	uint32_t seq;  /* order at one position: releases first, then the lock
@@ -136,7 +136,7 @@ enum { WAIT_NONE, WAIT_LOCK, WAIT_SLEEP };
 /* A lock a periodic critical thread takes at the same point of its frames:
  * the CPU time from the frame's start at which it asks for it, and how far
  * from it a wait of a frame still is that point. */
-struct point {
+struct sp_rp_point {
 	int32_t lock;
 	uint64_t off, tol;
 	size_t frame;         /* (while collecting) the frame of the wait */
@@ -150,42 +150,43 @@ static inline int sp_rp_cmp_u64(const void *a, const void *b)
 }
 
 /* sp_replay_feed.c: the end of the trace closes what @t had open. */
-void sp_rp_close_thread(struct sp_replay *r, struct th *t);
+void sp_rp_close_thread(struct sp_replay *r, struct sp_rp_th *t);
 
 /* sp_replay_waits.c */
-void sp_rp_mark_tokens(struct sp_replay *r, const struct th *t);
-int sp_rp_phase_wakes(struct sp_replay *r, struct th *t);
-void sp_rp_rwsem_wakes(struct sp_replay *r, struct th *t);
-size_t sp_rp_release_end(const struct th *t, size_t i, int32_t lock);
-int sp_rp_wait_op(const struct sp_replay *r, const struct th *t, size_t i);
-uint8_t sp_rp_side_of(const struct sp_replay *r, const struct th *t, int32_t lock);
-bool sp_rp_cs_boundary(const struct sp_replay *r, const struct item *x, int32_t lock);
-bool sp_rp_cs_end(const struct sp_replay *r, const struct th *t, const int8_t *wop, size_t j,
+void sp_rp_mark_tokens(struct sp_replay *r, const struct sp_rp_th *t);
+int sp_rp_phase_wakes(struct sp_replay *r, struct sp_rp_th *t);
+void sp_rp_rwsem_wakes(struct sp_replay *r, struct sp_rp_th *t);
+size_t sp_rp_release_end(const struct sp_rp_th *t, size_t i, int32_t lock);
+int sp_rp_wait_op(const struct sp_replay *r, const struct sp_rp_th *t, size_t i);
+uint8_t sp_rp_side_of(const struct sp_replay *r, const struct sp_rp_th *t, int32_t lock);
+bool sp_rp_cs_boundary(const struct sp_replay *r, const struct sp_rp_item *x, int32_t lock);
+bool sp_rp_cs_end(const struct sp_replay *r, const struct sp_rp_th *t, const int8_t *wop, size_t j,
 		  int32_t lock);
 
 /* sp_replay_holds.c */
-ssize_t sp_rp_place_holds(struct sp_replay *r, const struct th *t, const int8_t *wop,
-			  struct ins **out);
+ssize_t sp_rp_place_holds(struct sp_replay *r, const struct sp_rp_th *t, const int8_t *wop,
+			  struct sp_rp_ins **out);
 
 /* sp_replay_frames.c */
-uint64_t sp_rp_period_of(const struct th *t, size_t *grid, bool *keep);
+uint64_t sp_rp_period_of(const struct sp_rp_th *t, size_t *grid, bool *keep);
 uint64_t sp_rp_frame_norm(uint64_t off, uint64_t frame, uint64_t median);
 uint64_t sp_rp_frame_denorm(uint64_t noff, uint64_t frame, uint64_t median);
-void sp_rp_frame_totals(const struct th *t, size_t grid, uint64_t *ft);
-uint64_t sp_rp_frame_median(const struct th *t, size_t grid, const uint64_t *ft);
-size_t sp_rp_frame_points(const struct th *t, size_t grid, const uint64_t *ft, uint64_t fcpu,
-			  struct point **out);
-bool sp_rp_seen_pt(const struct th *t, const uint64_t *foff, size_t i, const struct point *pt);
+void sp_rp_frame_totals(const struct sp_rp_th *t, size_t grid, uint64_t *ft);
+uint64_t sp_rp_frame_median(const struct sp_rp_th *t, size_t grid, const uint64_t *ft);
+size_t sp_rp_frame_points(const struct sp_rp_th *t, size_t grid, const uint64_t *ft, uint64_t fcpu,
+			  struct sp_rp_point **out);
+bool sp_rp_seen_pt(const struct sp_rp_th *t, const uint64_t *foff, size_t i,
+		   const struct sp_rp_point *pt);
 
 /* sp_replay_prog.c */
-void sp_rp_build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64_t *delay,
-		      uint64_t period, size_t grid, bool keep);
-bool sp_rp_sleep_loop(const struct th *t);
-bool sp_rp_starved(const struct sp_replay *r, const struct th *t);
-bool sp_rp_is_critical(const struct sp_replay *r, const struct th *t);
+void sp_rp_build_prog(struct sp_replay *r, struct sp_rp_th *t, struct sp_rp_prog *p,
+		      uint64_t *delay, uint64_t period, size_t grid, bool keep);
+bool sp_rp_sleep_loop(const struct sp_rp_th *t);
+bool sp_rp_starved(const struct sp_replay *r, const struct sp_rp_th *t);
+bool sp_rp_is_critical(const struct sp_replay *r, const struct sp_rp_th *t);
 
 /* sp_replay_workload.c */
-void sp_rp_workload_task(struct sp_replay *r, const struct th *t, const struct prog *p,
+void sp_rp_workload_task(struct sp_replay *r, const struct sp_rp_th *t, const struct sp_rp_prog *p,
 			 uint64_t delay, bool loop);
 int sp_rp_workload_text(struct sp_replay *r);
 

@@ -9,7 +9,7 @@
 
 #include "sp_replay_internal.h"
 
-static void op_add(struct prog *p, uint8_t type, int32_t lock, uint8_t hold, uint64_t ns)
+static void op_add(struct sp_rp_prog *p, uint8_t type, int32_t lock, uint8_t hold, uint64_t ns)
 {
 	if (type == OP_RUN && p->n && p->op[p->n - 1].type == OP_RUN) {
 		p->op[p->n - 1].ns += ns;
@@ -17,7 +17,7 @@ static void op_add(struct prog *p, uint8_t type, int32_t lock, uint8_t hold, uin
 	}
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 64;
-		struct op *v = realloc(p->op, cap * sizeof(*v));
+		struct sp_rp_op *v = realloc(p->op, cap * sizeof(*v));
 
 		if (!v) {
 			p->nomem = 1;
@@ -26,18 +26,18 @@ static void op_add(struct prog *p, uint8_t type, int32_t lock, uint8_t hold, uin
 		p->op = v;
 		p->cap = cap;
 	}
-	p->op[p->n++] = (struct op){ .type = type, .lock = lock, .hold = hold, .ns = ns };
+	p->op[p->n++] = (struct sp_rp_op){ .type = type, .lock = lock, .hold = hold, .ns = ns };
 }
 
 #define MAXHELD 14 /* tokens a thread holds at once (the simulator allows 16 locks) */
 
 /* Whether the program so far holds @lock. */
-static bool holding(const struct prog *p, int32_t lock)
+static bool holding(const struct sp_rp_prog *p, int32_t lock)
 {
 	int depth = 0;
 
 	for (size_t i = p->n; i > 0; i--) {
-		const struct op *o = &p->op[i - 1];
+		const struct sp_rp_op *o = &p->op[i - 1];
 
 		if (o->lock != lock)
 			continue;
@@ -53,8 +53,8 @@ static bool holding(const struct prog *p, int32_t lock)
 
 /* Places lock/unlock @k of @ins in the program (a lock over the
  * simulator's limit is dropped with its unlock, and counted). */
-static void put_ins(struct sp_replay *r, struct prog *p, struct ins *ins, size_t nins, size_t k,
-		    size_t *nheld)
+static void put_ins(struct sp_replay *r, struct sp_rp_prog *p, struct sp_rp_ins *ins, size_t nins,
+		    size_t k, size_t *nheld)
 {
 	if (ins[k].type == OP_LOCK) {
 		if (*nheld >= MAXHELD) {
@@ -79,15 +79,15 @@ static void put_ins(struct sp_replay *r, struct prog *p, struct ins *ins, size_t
  * of the real locks (sp_rp_place_holds). A waiter's wait ends when the thread
  * holding the lock in the replay lets it go: when that thread, replayed,
  * reaches the point where it woke the waiter in the trace. */
-void sp_rp_build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64_t *delay,
-		      uint64_t period, size_t grid, bool keep)
+void sp_rp_build_prog(struct sp_replay *r, struct sp_rp_th *t, struct sp_rp_prog *p,
+		      uint64_t *delay, uint64_t period, size_t grid, bool keep)
 {
-	struct ins *ins = NULL;
+	struct sp_rp_ins *ins = NULL;
 	int8_t *wop;
 	ssize_t nins;
 	size_t k = 0, nheld = 0, npts = 0;
 	uint64_t first_sleep_end = 0, last_sleep_end = 0, sleeps = 0, foff = 0;
-	struct point *pts = NULL;
+	struct sp_rp_point *pts = NULL;
 	uint64_t *pfoff = NULL; /* a frame loop's items' CPU offsets in their frames */
 	uint64_t *ftot = NULL, fcpu = 0; /* their frames' CPU, the median frame's */
 	bool locks = false;
@@ -166,7 +166,7 @@ void sp_rp_build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64_
 		foff = 0;
 	}
 	for (size_t i = 0; i <= t->n; i++) {
-		const struct item *it = i < t->n ? &t->it[i] : NULL;
+		const struct sp_rp_item *it = i < t->n ? &t->it[i] : NULL;
 
 		for (; k < (size_t)nins && ins[k].at == i && !ins[k].off; k++)
 			put_ins(r, p, ins, (size_t)nins, k, &nheld);
@@ -201,8 +201,8 @@ void sp_rp_build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64_
 					 * 58 us into this CPU: its later points, taken as
 					 * held, were dropped, and a frame that waited
 					 * asked once where the bench asks four times). */
-					if (at >= b ||
-					    (!sp_rp_seen_pt(t, pfoff, i, &pts[m]) && !holding(p, pts[m].lock))) {
+					if (at >= b || (!sp_rp_seen_pt(t, pfoff, i, &pts[m]) &&
+							 !holding(p, pts[m].lock))) {
 						a = at;
 						break;
 					}
@@ -315,7 +315,7 @@ void sp_rp_build_prog(struct sp_replay *r, struct th *t, struct prog *p, uint64_
  * traced ones are done (6.1's inode trace: eleven waits of 0.4-1.1 s in
  * 6.6 s; replayed once, the eleven operations took 40 ms, before the
  * replayed holders got to their first section, and none waited). */
-bool sp_rp_sleep_loop(const struct th *t)
+bool sp_rp_sleep_loop(const struct sp_rp_th *t)
 {
 	unsigned sleeps = 0, waits = 0;
 
@@ -340,7 +340,7 @@ bool sp_rp_sleep_loop(const struct th *t)
  * more of what it did. A thread that got the CPU it asked for (a fixed
  * amount of work, then its exit) keeps one pass.
  */
-bool sp_rp_starved(const struct sp_replay *r, const struct th *t)
+bool sp_rp_starved(const struct sp_replay *r, const struct sp_rp_th *t)
 {
 	uint64_t life = (t->exited ? t->last_ts : r->last) - t->first_ts, off = t->cpu_total;
 	uint64_t runnable;
@@ -357,7 +357,7 @@ bool sp_rp_starved(const struct sp_replay *r, const struct th *t)
 	return locks && runnable > 10 * t->cpu_total && runnable * 10 > life;
 }
 
-bool sp_rp_is_critical(const struct sp_replay *r, const struct th *t)
+bool sp_rp_is_critical(const struct sp_replay *r, const struct sp_rp_th *t)
 {
 	bool sel = r->o.critical_comms || r->o.nr_critical_tids;
 

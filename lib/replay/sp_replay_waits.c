@@ -12,10 +12,10 @@
 /* Which wakes matter: a waiter that waited again on the same lock right
  * after a wake (glibc's retry: it lost the race) depends on the last wake
  * only; its blocking runs from its first request. */
-void sp_rp_mark_tokens(struct sp_replay *r, const struct th *t)
+void sp_rp_mark_tokens(struct sp_replay *r, const struct sp_rp_th *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		const struct item *it = &t->it[i];
+		const struct sp_rp_item *it = &t->it[i];
 		uint64_t between = 0;
 		size_t j;
 
@@ -60,7 +60,7 @@ void sp_rp_mark_tokens(struct sp_replay *r, const struct th *t)
  * become nothing (an empty CPU item); a reader is a thread that waited
  * as one or woke a writer, and never waited as a writer. Returns -1 on no
  * memory. */
-int sp_rp_phase_wakes(struct sp_replay *r, struct th *t)
+int sp_rp_phase_wakes(struct sp_replay *r, struct sp_rp_th *t)
 {
 	uint8_t *role = calloc(r->nlk + 1, 1); /* bit 0: waited shared, bit 1: exclusive */
 
@@ -73,11 +73,11 @@ int sp_rp_phase_wakes(struct sp_replay *r, struct th *t)
 			role[t->it[i].lock] |= 1; /* woke a writer: the last reader out */
 	}
 	for (size_t i = 0; i < t->n; i++) {
-		struct item *it = &t->it[i];
+		struct sp_rp_item *it = &t->it[i];
 
 		if (it->type == IT_WAKE && r->lk[it->lock].kind == SP_SIM_URWLOCK_W &&
 		    it->hold == SP_SIM_EXCL && role[it->lock] == 1) {
-			*it = (struct item){ .type = IT_CPU, .lock = -1, .end = it->end };
+			*it = (struct sp_rp_item){ .type = IT_CPU, .lock = -1, .end = it->end };
 			r->c.phase_wakes++;
 		}
 	}
@@ -98,12 +98,12 @@ int sp_rp_phase_wakes(struct sp_replay *r, struct th *t)
  * at once and let it go again, so a writer that had just handed the read
  * side to its readers waited for them (the bench's rwlock writer: 78 such
  * waits in one 5 s replay). */
-size_t sp_rp_release_end(const struct th *t, size_t i, int32_t lock)
+size_t sp_rp_release_end(const struct sp_rp_th *t, size_t i, int32_t lock)
 {
 	size_t j = i;
 
 	for (size_t k = i + 1; k < t->n; k++) {
-		const struct item *x = &t->it[k];
+		const struct sp_rp_item *x = &t->it[k];
 		uint64_t gap = 0;
 
 		if (x->type == IT_WAKE && x->lock == lock) {
@@ -125,9 +125,9 @@ size_t sp_rp_release_end(const struct th *t, size_t i, int32_t lock)
 /* What the wait at item @i becomes (WAIT_*): the first wait of an
  * acquisition (a lock), a retry merged into it (nothing), or a sleep (its
  * waker is not replayed). */
-int sp_rp_wait_op(const struct sp_replay *r, const struct th *t, size_t i)
+int sp_rp_wait_op(const struct sp_replay *r, const struct sp_rp_th *t, size_t i)
 {
-	const struct tok *tk = &r->tk[t->it[i].tok - 1];
+	const struct sp_rp_tok *tk = &r->tk[t->it[i].tok - 1];
 	size_t j;
 
 	if (tk->sleep)
@@ -135,7 +135,7 @@ int sp_rp_wait_op(const struct sp_replay *r, const struct th *t, size_t i)
 	/* A retry (the earlier wait of the same acquisition is not used and
 	 * ran into this one): already asked for at the first. */
 	for (j = i; j > 0; j--) {
-		const struct item *b = &t->it[j - 1];
+		const struct sp_rp_item *b = &t->it[j - 1];
 
 		if (b->type == IT_WAIT) {
 			if (b->lock == t->it[i].lock && !r->tk[b->tok - 1].used &&
@@ -148,7 +148,7 @@ int sp_rp_wait_op(const struct sp_replay *r, const struct th *t, size_t i)
 	}
 	/* The first of a group: a lock if the group's last wait is used. */
 	for (j = i; j < t->n; j++) {
-		const struct item *x = &t->it[j];
+		const struct sp_rp_item *x = &t->it[j];
 
 		if (x->type != IT_WAIT || x->lock != t->it[i].lock)
 			continue;
@@ -162,7 +162,7 @@ int sp_rp_wait_op(const struct sp_replay *r, const struct th *t, size_t i)
 
 /* The side of rwlock @lock that @t holds: shared if it ever waited for it
  * as a reader or released it as one (woke a writer). */
-uint8_t sp_rp_side_of(const struct sp_replay *r, const struct th *t, int32_t lock)
+uint8_t sp_rp_side_of(const struct sp_replay *r, const struct sp_rp_th *t, int32_t lock)
 {
 	if (r->lk[lock].kind == SP_SIM_RWSEM) {
 		size_t sh = 0, ex = 0;
@@ -183,7 +183,7 @@ uint8_t sp_rp_side_of(const struct sp_replay *r, const struct th *t, int32_t loc
 
 /* A boundary of a critical section: a sleep (a holder is assumed not to
  * sleep with a lock held) or a wait for @lock. */
-bool sp_rp_cs_boundary(const struct sp_replay *r, const struct item *x, int32_t lock)
+bool sp_rp_cs_boundary(const struct sp_replay *r, const struct sp_rp_item *x, int32_t lock)
 {
 	/* Only mutex sections nest (a chain: A held while waiting for B). */
 	return x->type == IT_SLEEP ||
@@ -193,16 +193,16 @@ bool sp_rp_cs_boundary(const struct sp_replay *r, const struct item *x, int32_t 
 /* A kernel rwsem's wake is recorded as an exclusive release; the waker's
  * side is the one it waited for since its last boundary, else the side
  * most of its waits for that rwsem took. */
-void sp_rp_rwsem_wakes(struct sp_replay *r, struct th *t)
+void sp_rp_rwsem_wakes(struct sp_replay *r, struct sp_rp_th *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		struct item *it = &t->it[i];
+		struct sp_rp_item *it = &t->it[i];
 		size_t j;
 
 		if (it->type != IT_WAKE || r->lk[it->lock].kind != SP_SIM_RWSEM)
 			continue;
 		for (j = i; j > 0; j--) {
-			const struct item *b = &t->it[j - 1];
+			const struct sp_rp_item *b = &t->it[j - 1];
 
 			if (b->type == IT_WAIT && b->lock == it->lock)
 				break;
@@ -228,14 +228,14 @@ void sp_rp_rwsem_wakes(struct sp_replay *r, struct th *t)
  * boundary of the section the first wait opened: taken as one, the
  * section ended at the retry, a few us after the first wait, and the
  * reader ran its 500 us outside the lock. */
-static bool is_retry(const struct item *x, int8_t op, int32_t lock)
+static bool is_retry(const struct sp_rp_item *x, int8_t op, int32_t lock)
 {
 	return x->type == IT_WAIT && x->lock == lock && op == WAIT_NONE;
 }
 
 /* The end of a section of @lock held from a wait: a boundary that is not
  * a retry of the same acquisition. */
-bool sp_rp_cs_end(const struct sp_replay *r, const struct th *t, const int8_t *wop, size_t j,
+bool sp_rp_cs_end(const struct sp_replay *r, const struct sp_rp_th *t, const int8_t *wop, size_t j,
 		  int32_t lock)
 {
 	return sp_rp_cs_boundary(r, &t->it[j], lock) && !is_retry(&t->it[j], wop[j], lock);

@@ -23,7 +23,7 @@ static void lock_name(const struct sp_replay *r, int32_t l, char *buf, size_t ca
 	snprintf(buf, cap, "%s-%llx", pre[r->lk[l].kind], (unsigned long long)r->lk[l].addr);
 }
 
-static void th_name(const struct th *t, char *buf, size_t cap)
+static void th_name(const struct sp_rp_th *t, char *buf, size_t cap)
 {
 	char c[SP_TRACE_COMM_LEN];
 	size_t i;
@@ -39,11 +39,11 @@ static void th_name(const struct th *t, char *buf, size_t cap)
 }
 
 /* Microseconds, rounded on the running sum so that rounding does not add up. */
-struct us_clock {
+struct sp_rp_us_clock {
 	uint64_t ns, us;
 };
 
-static uint64_t to_us(struct us_clock *c, uint64_t ns)
+static uint64_t to_us(struct sp_rp_us_clock *c, uint64_t ns)
 {
 	uint64_t to;
 
@@ -75,7 +75,7 @@ static void put_event(struct sp_replay *r, struct json_object *ph, const char *k
 	put(r, ph, key, v);
 }
 
-static void put_lock_event(struct sp_replay *r, struct json_object *ph, const struct op *o,
+static void put_lock_event(struct sp_replay *r, struct json_object *ph, const struct sp_rp_op *o,
 			   unsigned n)
 {
 	const char *kind;
@@ -110,10 +110,10 @@ static struct json_object *timer_event(struct sp_replay *r, uint64_t period_ns)
 	return tm;
 }
 
-void sp_rp_workload_task(struct sp_replay *r, const struct th *t, const struct prog *p,
+void sp_rp_workload_task(struct sp_replay *r, const struct sp_rp_th *t, const struct sp_rp_prog *p,
 			 uint64_t delay, bool loop)
 {
-	struct us_clock run = { 0 }, slp = { 0 };
+	struct sp_rp_us_clock run = { 0 }, slp = { 0 };
 	struct json_object *task = json_object_new_object(), *phases = json_object_new_object();
 	struct json_object *ph = json_object_new_object();
 	unsigned n = 0;
@@ -138,7 +138,7 @@ void sp_rp_workload_task(struct sp_replay *r, const struct th *t, const struct p
 	/* One pass of one phase: a task-level event list would repeat. */
 	put(r, ph, "loop", json_object_new_int(1));
 	for (size_t i = 0; i < p->n; i++) {
-		const struct op *o = &p->op[i];
+		const struct sp_rp_op *o = &p->op[i];
 		uint64_t us;
 
 		switch (o->type) {
