@@ -208,6 +208,24 @@ static bool ins_before(const struct sp_rp_ins *x, size_t at, uint64_t off)
 	return x->at < at || (x->at == at && x->off < off);
 }
 
+/* Room in *@vp (*@capp placements) for @more past the first @n; -1 on no
+ * memory, *@vp unchanged. */
+static int ins_room(struct sp_rp_ins **vp, size_t n, size_t *capp, size_t more)
+{
+	struct sp_rp_ins *nv;
+	size_t cap;
+
+	if (n + more <= *capp)
+		return 0;
+	cap = n + more + *capp;
+	nv = realloc(*vp, cap * sizeof(*nv));
+	if (!nv)
+		return -1;
+	*vp = nv;
+	*capp = cap;
+	return 0;
+}
+
 /* The first of @t's items that ends after @ts (t->n if none). */
 static size_t item_at(const struct sp_rp_th *t, uint64_t ts)
 {
@@ -291,16 +309,9 @@ static int infer_readers(struct sp_replay *r, const struct sp_rp_th *t, const in
 		}
 		if (depth > 0)
 			continue;
-		if (*np + 2 > *capp) {
-			size_t cap = 2 * *capp + 4;
-			struct sp_rp_ins *nv = realloc(*vp, cap * sizeof(*nv));
-
-			if (!nv) {
-				free(side);
-				return -1;
-			}
-			*vp = nv;
-			*capp = cap;
+		if (ins_room(vp, *np, capp, 2)) {
+			free(side);
+			return -1;
 		}
 		(*vp)[(*np)++] = (struct sp_rp_ins){ .at = b, .seq = UINT32_MAX / 2 + 1,
 						     .type = OP_LOCK, .hold = SP_SIM_SHARED, .lock = l };
@@ -352,15 +363,8 @@ static int back_to_back(struct sp_replay *r, const struct sp_rp_th *t, int32_t l
 	if (t->it[at].type != IT_CPU || cpu * 4 < len * 3)
 		return 0;
 	m = (cpu + len / 2) / len; /* >= 1: cpu is at least 3/4 of len */
-	if (*np + 2 * m + 2 > *capp) {
-		size_t cap = *np + 2 * m + 2 + *capp;
-		struct sp_rp_ins *nv = realloc(*vp, cap * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		*vp = nv;
-		*capp = cap;
-	}
+	if (ins_room(vp, *np, capp, 2 * m + 2))
+		return -1;
 	for (uint64_t k = 0; k < m; k++) {
 		size_t a0 = from, a1 = at;
 		uint64_t o0 = 0, o1 = off;
@@ -407,15 +411,8 @@ static int split_held(struct sp_replay *r, const struct sp_rp_th *t, int32_t loc
 	if (cpu * 2 <= len * 3)
 		return 0;
 	m = (cpu + len / 2) / len; /* >= 2 */
-	if (*np + 2 * m + 2 > *capp) {
-		size_t cap = *np + 2 * m + 2 + *capp;
-		struct sp_rp_ins *nv = realloc(*vp, cap * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		*vp = nv;
-		*capp = cap;
-	}
+	if (ins_room(vp, *np, capp, 2 * m + 2))
+		return -1;
 	for (uint64_t k = 1; k < m; k++) {
 		size_t a;
 		uint64_t o;
