@@ -398,11 +398,17 @@ void sched_set_state(struct sim *s, struct sth *t, int state)
 	t->state = state;
 }
 
-/* linux model: @t's PELT load now, its weight times its runnable share
- * (load_avg, task_h_load() with no groups) */
+/* @t's weight times a runnable @share of 1024: a PELT load_avg */
+static uint64_t sp_weighted(const struct sth *t, double share)
+{
+	return (uint64_t)((double)t->weight * share / 1024.0);
+}
+
+/* linux model: @t's PELT load now (load_avg, task_h_load() with no
+ * groups) */
 static uint64_t sp_load(const struct sim *s, const struct sth *t)
 {
-	return (uint64_t)((double)t->weight * sp_pelt(s, t) / 1024.0);
+	return sp_weighted(t, sp_pelt(s, t));
 }
 
 /* linux model: the load of @c's sleeping and blocked fair threads. A
@@ -516,7 +522,7 @@ static bool sp_wake_wide(const struct sim *s, const struct sth *cur, const struc
 static int sp_wake_affine(struct sim *s, const struct sth *t, int this, int prev)
 {
 	/* task_h_load(): @t's load as of its sleep */
-	uint64_t tl = (uint64_t)((double)t->weight * t->pelt_sleep / 1024.0);
+	uint64_t tl = sp_weighted(t, t->pelt_sleep);
 	int64_t lt, lp;
 
 	if (!s->cpus[this].nrq)

@@ -24,6 +24,8 @@ struct rp_set {
 
 int rp_set_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o, int n,
 	       struct rp_set *set);
+/* *@so: run @i of @n on @o (its seed, its jitter), as rp_set_run runs it. */
+void rp_run_opts(const struct sp_sim_opts *o, int n, int i, struct sp_sim_opts *so);
 void rp_set_free(struct rp_set *set);
 /* Each figure's median, least and most over the runs. */
 void rp_set_figures(const struct rp_set *set, struct sp_replay_figures *med,

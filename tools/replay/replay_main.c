@@ -374,10 +374,9 @@ int replay_main(int argc, char **argv)
 			/* borrowed: sets[] owns the runs */
 			rs[nr] = sets[nr].runs[sets[nr].median];
 			if (evf) {
-				struct sp_sim_opts eo = so;
+				struct sp_sim_opts eo;
 
-				eo.seed = seed + (uint64_t)sets[nr].median;
-				eo.run_jitter_ppm = nruns > 1 ? RP_RUN_JITTER_PPM : 0;
+				rp_run_opts(&so, nruns, sets[nr].median, &eo);
 				if (rp_write_events(evf, sp_replay_workload(r), &eo,
 						    sp_sim_policy_name(so.policy))) {
 					fprintf(stderr, "superpass replay: cannot write %s\n", events);

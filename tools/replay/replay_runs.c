@@ -30,6 +30,13 @@ static int rp_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void rp_run_opts(const struct sp_sim_opts *o, int n, int i, struct sp_sim_opts *so)
+{
+	*so = *o;
+	so->seed = o->seed + (uint64_t)i;
+	so->run_jitter_ppm = n > 1 ? RP_RUN_JITTER_PPM : 0;
+}
+
 int rp_set_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o, int n,
 	       struct rp_set *set)
 {
@@ -42,11 +49,10 @@ int rp_set_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o, int
 	if (!set->runs)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
-		struct sp_sim_opts so = *o;
+		struct sp_sim_opts so;
 		int rc;
 
-		so.seed = o->seed + (uint64_t)i;
-		so.run_jitter_ppm = n > 1 ? RP_RUN_JITTER_PPM : 0;
+		rp_run_opts(o, n, i, &so);
 		rc = sp_sim_run(w, &so, &set->runs[i]);
 		if (rc) {
 			sp_sim_result_free(&set->runs[i]);
