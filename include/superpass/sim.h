@@ -42,8 +42,9 @@
  *    where the waker's CPU may replace the previous one first: an unlock's
  *    wakee goes to the unlocking thread's CPU when wake_affine() says so,
  *    that CPU idle, or its load with the wakee's (as of the wakee's last
- *    sleep, task_h_load()) below the previous one's by WA_BIAS, unless wake_wide() finds a waker of many and a wakee of
- *    several (record_wakee()'s flips); and a sleeper DELAY_DEQUEUE still
+ *    sleep, task_h_load()) below the previous one's by WA_BIAS, unless
+ *    wake_wide() finds a waker of many and a wakee of several
+ *    (record_wakee()'s flips); and a sleeper DELAY_DEQUEUE still
  *    holds is requeued where it is); an RT task goes to the CPU running the
  *    lowest-priority work when it cannot preempt where it was (cpupri's
  *    find_lowest_rq). Balancing: a CPU about to go idle pulls a queued
@@ -52,8 +53,9 @@
  *    they differ by two or more (classic: counts), or the CPU with the most
  *    fair load gives the heaviest queued task that narrows the gap
  *    (linux: weight times PELT's runnable share, 32 ms half-life, a
- *    sleeping thread's load decaying on its CPU; a task whose load is more than half the gap moves after
- *    failed tries above 117 % of the least loaded (imbalance_pct), its
+ *    sleeping thread's load decaying on its CPU; a task whose load is
+ *    more than half the gap moves after failed tries above 117 % of the
+ *    least loaded (imbalance_pct), its
  *    load halved per try as nr_balance_failed does, so four nice-0 hogs
  *    go two per CPU whatever nice-19 or mostly sleeping threads run
  *    beside them; a task that fits the gap moves at any imbalance, which
