@@ -514,8 +514,8 @@ static bool sp_wake_wide(const struct sim *s, const struct sth *cur, const struc
  * mostly stayed on its previous CPU, and a holder woken on the critical
  * thread's CPU waited for the frame to end there, about 1 ms. The wakee's
  * load is the one it slept with: the bench's rwlock writer slept with a
- * load of 439 and 698 in the median of two runs (P10-P90 50-2049 and
- * 137-1680; tests/replay/wakee-load.bt) where the simulator read its load
+ * load of 439 in the median (417-698 over three runs; P10-P90 50-2571;
+ * tests/replay/wakee-load.bt) where the simulator read its load
  * decayed through its waits, 65, and sent it to the CPU of the reader that
  * woke it half the time (33 of 64 in a replay of none-rwlock-2 of set H)
  * where the traced one went there one time in six (10 of 61). */
