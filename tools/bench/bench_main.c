@@ -15,11 +15,14 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv);
 /* The K a policy runs the rwlock scenario with: the --k list under
  * superpass, and under superpass-preload when --k was given (else the
  * interposer's default, 4); one row (K = 0) for everything else. */
+static bool runs_k_list(const struct bench_opts *o, enum bench_policy po)
+{
+	return po == PO_SUPERPASS || (po == PO_PRELOAD && o->k_given);
+}
+
 static int nr_k_of(const struct bench_opts *o, enum bench_scenario sc, enum bench_policy po)
 {
-	if (sc != SC_RWLOCK)
-		return 1;
-	return po == PO_SUPERPASS || (po == PO_PRELOAD && o->k_given) ? o->nr_k : 1;
+	return sc == SC_RWLOCK && runs_k_list(o, po) ? o->nr_k : 1;
 }
 
 static uint32_t k_of(const struct bench_opts *o, enum bench_scenario sc, enum bench_policy po,
@@ -27,7 +30,7 @@ static uint32_t k_of(const struct bench_opts *o, enum bench_scenario sc, enum be
 {
 	if (sc != SC_RWLOCK)
 		return 0;
-	return po == PO_SUPERPASS || (po == PO_PRELOAD && o->k_given) ? o->k[ki] : 4;
+	return runs_k_list(o, po) ? o->k[ki] : 4;
 }
 
 static int nr_runs(const struct bench_opts *o, enum bench_scenario sc)
