@@ -2,7 +2,7 @@
 /*
  * Load-time self-test: the core compiled for the kernel makes the same
  * decisions as in userspace, fed the way the detector feeds it. It runs on
- * the recording host (include/superpass/rec_host.h, lib/sim), the one the
+ * the recording host (include/superpass/rec_host.h, lib/hosts/sim), the one the
  * core's tests and the offline host use, in its queued model: the core's
  * callbacks only queue tids and sp_rec_host_run() is the worker, applying
  * sp_task_boosted(), as sp_kmod_worker.c does for real tasks.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The kernel host of the core (its clock and its actuation queue) and the
- * worker kthread that serves it, as lib/runtime's worker does for the
+ * worker kthread that serves it, as lib/hosts/runtime's worker does for the
  * userspace host: it drains the queue (sp_kmod_act.c applies), ticks the
  * core every millisecond while sp_core_needs_tick(), re-reports waits
  * whose lock word changed unseen, arms the reader hooks while an rwsem is

@@ -4,8 +4,8 @@
  * fast-track policy and statistics.
  *
  * The core is event driven and has three hosts: the userspace runtime
- * (lib/runtime, with its LD_PRELOAD interposer in lib/preload), the kernel
- * module (kmod/) and the offline host (lib/sim). Every host keeps the same
+ * (lib/hosts/runtime, with its LD_PRELOAD interposer in lib/hosts/preload), the kernel
+ * module (kmod/) and the offline host (lib/hosts/sim). Every host keeps the same
  * contract with it:
  *
  *  - Events. Each thing the host sees (a lock taken, released, waited for,

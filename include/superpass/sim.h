@@ -134,7 +134,7 @@ void sp_sim_workload_set_duration_ns(struct sp_sim_workload *w, uint64_t ns);
 bool sp_sim_workload_has_rw(const struct sp_sim_workload *w);
 
 /* Reads an rt-app JSON file (the subset and extensions are described in
- * lib/sim/sp_sim_rtapp.c). On failure returns a negative errno and writes
+ * lib/hosts/sim/sp_sim_rtapp.c). On failure returns a negative errno and writes
  * "FILE: KEY: what was expected" into @err. */
 int sp_sim_workload_load(const char *path, struct sp_sim_workload **out, char *err,
 			 size_t errcap);

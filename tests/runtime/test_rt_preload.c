@@ -97,7 +97,7 @@ static int run_victim(const char *polls, const char *extra_env, const char *stat
 /* A library whose constructor runs before the interposer's (ld.so starts
  * the program's libraries first) takes and releases a mutex and a read
  * lock: the interposer has not resolved glibc's functions yet, and its
- * stand-ins must do it (lib/preload/sp_real_next.c). */
+ * stand-ins must do it (lib/hosts/preload/sp_real_next.c). */
 static void test_lock_before_interposer_constructor(void **state)
 {
 	char out[4096];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * What the uncontended path tells the core (lib/runtime/sp_instr_watch.c):
+ * What the uncontended path tells the core (lib/hosts/runtime/sp_instr_watch.c):
  * nothing, for a mutex or an rwlock nobody critical waited on; the readers
  * of an rwlock a critical thread waits on are found, both the one that
  * entered before the wait (the waiter's scan of the threads' read-lock

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "../../lib/trace/sp_trace_text.c"
+#include "../../lib/analysis/trace/sp_trace_text.c"
 #include "sp_parse_agree.h"
 #include "sp_test_fixtures.h"
 

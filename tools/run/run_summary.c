@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The summary `superpass run` prints: for each process of the command
- * that wrote statistics (the interposer's JSON, lib/runtime/sp_stats_json.c,
+ * that wrote statistics (the interposer's JSON, lib/hosts/runtime/sp_stats_json.c,
  * read with json-c), its critical threads' blockings and their P50, P99,
  * P99.9 and maximum, and what the fast track did (grants, budget expiries,
  * throttles, refusals, readers beyond K).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * What the files of lib/replay share (not installed): a trace read into
+ * What the files of lib/analysis/replay share (not installed): a trace read into
  * items per thread (sp_replay_feed.c), the wakes kept as dependencies, and
  * the steps from items to a workload: what each wait and wake is
  * (sp_replay_waits.c), where the critical sections lie (sp_replay_holds.c),

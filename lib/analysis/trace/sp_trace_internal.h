@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* lib/trace internals shared by the readers. */
+/* lib/analysis/trace internals shared by the readers. */
 #ifndef SP_TRACE_INTERNAL_H
 #define SP_TRACE_INTERNAL_H
 

@@ -5,7 +5,7 @@
  *   LD_PRELOAD=libsuperpass-preload.so SUPERPASS_CRITICAL=main,RenderThread prog
  *
  * Every pthread mutex/rwlock call of the program lands here and goes through
- * the same instrumentation as sp_mutex_t/sp_rwlock_t (lib/runtime), which
+ * the same instrumentation as sp_mutex_t/sp_rwlock_t (lib/hosts/runtime), which
  * calls the real glibc function and reports the event to the core. Calls
  * made while the runtime itself is running (the core's locks, liburcu,
  * stdio in the stats writer) see the thread-local guard and go straight to

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* libsuperpass: the instrumented locks call glibc's pthread functions.
- * (The interposer replaces this file with lib/preload/sp_real_next.c.) */
+ * (The interposer replaces this file with lib/hosts/preload/sp_real_next.c.) */
 #define _GNU_SOURCE
 #include "sp_rt.h"
 

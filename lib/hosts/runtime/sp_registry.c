@@ -117,7 +117,7 @@ static void sp_reg_thread_exit(void *arg)
 
 /*
  * The calling thread leaves: it exits, or execs (or spawns while boosted,
- * lib/preload/sp_preload_exec.c). The core forgets the task (which ends
+ * lib/hosts/preload/sp_preload_exec.c). The core forgets the task (which ends
  * its grants and waits), the actuator puts back what it set on it now, and
  * a later lock call registers it again as a new task.
  */
@@ -296,7 +296,7 @@ int sp_tid_fast_tracked(sp_tid_t tid)
 }
 
 /* The interposer's exec wrappers do this for unmodified programs
- * (lib/preload/sp_preload_exec.c); a program linked to libsuperpass has
+ * (lib/hosts/preload/sp_preload_exec.c); a program linked to libsuperpass has
  * no wrappers and calls it itself. */
 void sp_thread_before_exec(void)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Internal contract of the userspace host (lib/runtime). Shared by
+ * Internal contract of the userspace host (lib/hosts/runtime). Shared by
  * libsuperpass and libsuperpass-preload.so, which compile the same sources;
  * they differ only in where sp_real (the real pthread lock functions) points.
  */
@@ -27,7 +27,7 @@
 
 /* ---- the real pthread lock functions ---- */
 /* One list, X(field, parameters, arguments), for the struct and for each
- * way of filling it (sp_real_libc.c, lib/preload/sp_real_next.c): field
+ * way of filling it (sp_real_libc.c, lib/hosts/preload/sp_real_next.c): field
  * f is glibc's pthread_f. */
 #define SP_REAL_OPS(X)                                                                     \
 	X(mutex_lock, (pthread_mutex_t *m), (m))                                           \
@@ -52,7 +52,7 @@
 struct sp_real_ops {
 	SP_REAL_OPS(SP_REAL_FIELD)
 };
-/* sp_real_libc.c (libsuperpass) or lib/preload/sp_real_next.c (interposer). */
+/* sp_real_libc.c (libsuperpass) or lib/hosts/preload/sp_real_next.c (interposer). */
 extern struct sp_real_ops sp_real;
 /* Fills sp_real if the build resolves it at run time; idempotent. */
 void sp_real_resolve(void);
