@@ -51,6 +51,12 @@ expect_reject "--json /nonexistent/x.json: cannot create it in /nonexistent" \
 expect_reject "--json wants a file name" --json ''
 expect_reject "--repeat wants an integer" --repeat 0
 expect_reject "--repeat wants an integer" -r x
+expect_reject "--repeat wants an integer in [1, 100], got '+2'" -r +2
+expect_reject "--hogs wants an integer in [0, 32], got '4x'" --hogs 4x
+expect_reject "--seed wants an integer in [0, 2147483647], got '99999999999999999999'" \
+	--seed 99999999999999999999
+expect_reject "--duration wants seconds in (0, 3600], got 'nan'" -d nan
+expect_reject "--duration wants seconds in (0, 3600], got '2s'" -d 2s
 expect_reject "unknown option" --no-such-option
 
 # A writable --json is accepted by the parser (checked with --help, which

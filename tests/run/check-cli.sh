@@ -46,14 +46,16 @@ bad() { # TEXT ARGS...
 bad "-c NAME,... is required" -- true
 bad "no command given" -c main
 bad "no command given" -c main --
-bad "empty name" -c main, -- true
-bad "empty name" -c ,main -- true
+bad "-c: empty item in 'main,'" -c main, -- true
+bad "-c: empty item in ',main'" -c ,main -- true
 bad "a name is too long" -c a-name-longer-than-15 -- true
-bad "--k '0'" -c main --k 0 -- true
-bad "--k '65'" -c main --k 65 -- true
-bad "--k ''" -c main --k '' -- true
-bad "--prio '99'" -c main --prio 99 -- true
-bad "--budget-us 'x'" -c main --budget-us x -- true
+bad "--k wants an integer in [1, 64], got '0'" -c main --k 0 -- true
+bad "--k wants an integer in [1, 64], got '65'" -c main --k 65 -- true
+bad "--k wants an integer in [1, 64], got ''" -c main --k '' -- true
+bad "--k wants an integer in [1, 64], got '+4'" -c main --k +4 -- true
+bad "--k wants an integer in [1, 64], got ' 4'" -c main --k ' 4' -- true
+bad "--prio wants an integer in [1, 98], got '99'" -c main --prio 99 -- true
+bad "--budget-us wants an integer in [0, 10000000], got 'x'" -c main --budget-us x -- true
 bad "--mode 'turbo'" -c main --mode turbo -- true
 bad "unknown option '--frobnicate'" -c main --frobnicate -- true
 bad "--k needs a value" -c main --k

@@ -51,7 +51,8 @@ done
 
 # bad options
 for args in "--cpus 0" "--policies nope" "--k 0" "--sweep zz=1" "--critical nobody" \
-	"--boost-latency-us -1" "--boost-latency-us x"; do
+	"--boost-latency-us -1" "--boost-latency-us x" "--k 4," "--policies none,,pi" \
+	"--seed 1x" "--duration nan" "--cpus +2"; do
 	set +e
 	# shellcheck disable=SC2086
 	"$sp" sim "$wl/mutex.json" -q $args >/dev/null 2>&1

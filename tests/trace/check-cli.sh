@@ -32,9 +32,12 @@ head -c 20000 "$sp" > "$tmp/binary"
 expect 2 "binary data" "$sp" analyze "$tmp/binary"
 printf 'garbage line\n  x-1 [000] ..... 1.0: sched_waking: comm=a\n' > "$tmp/bad.txt"
 expect 2 "line 2" "$sp" analyze "$tmp/bad.txt"
-expect 2 "bad --tid" "$sp" analyze "$tmp/bad.txt" --tid abc
-expect 2 "bad --threads" "$sp" analyze "$tmp/bad.txt" --threads 0
-expect 2 "bad --threads" "$sp" analyze "$tmp/bad.txt" --threads 9
+expect 2 "--tid wants an integer in \[1, 2147483647\], got 'abc'" "$sp" analyze "$tmp/bad.txt" --tid abc
+expect 2 "--tid wants an integer in \[1, 2147483647\], got '0'" "$sp" analyze "$tmp/bad.txt" --tid 0
+expect 2 "--tid: empty item" "$sp" analyze "$tmp/bad.txt" --tid 5,,6
+expect 2 "--threads wants an integer in \[1, 8\], got '0'" "$sp" analyze "$tmp/bad.txt" --threads 0
+expect 2 "--threads wants an integer in \[1, 8\], got '9'" "$sp" analyze "$tmp/bad.txt" --threads 9
+expect 2 "--worst wants an integer in \[0, 1000\], got '5x'" "$sp" analyze "$tmp/bad.txt" --worst 5x
 expect 0 "waiter (tid" "$sp" analyze "$fx/lockpair-record.trace.gz" --critical waiter --threads 2
 expect 2 "which trace" "$sp" analyze
 expect 0 "usage: superpass analyze" "$sp" analyze --help

@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include <superpass/runtime.h>
 
 #include "bench.h"
+#include "sp_cli_parse.h"
 
 #define ROUNDS 15
 #define NLOOPS 4
@@ -251,12 +253,14 @@ int bench_micro_main(int argc, char **argv_full)
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			iters = strtol(optarg, NULL, 10);
-			if (iters <= 0) {
-				fprintf(stderr, "superpass bench micro: bad --iters '%s'\n", optarg);
+		{
+			int64_t v;
+
+			if (sp_cli_int("superpass bench micro", "--iters", optarg, 1, LONG_MAX, &v))
 				return 2;
-			}
+			iters = (long)v;
 			break;
+		}
 		case 'c': child = 1; break;
 		case 'h':
 			printf("usage: superpass bench micro [--iters N]\n");

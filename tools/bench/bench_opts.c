@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "sp_cli_parse.h"
 #include "sp_path.h"
 
 const char *const bench_scenario_name[SC_NR] = { "mutex", "rwlock", "chain" };
@@ -50,74 +51,6 @@ void bench_usage(FILE *f)
 		"  -h, --help\n");
 }
 
-/* Splits a comma-separated option value; an empty value or an empty
- * item (",", "a,,b", "a,") is an error naming the option. Calls @item for
- * each; returns -1 (message printed) or 0. */
-static int split_list(const char *arg, const char *opt, int (*item)(const char *tok, void *ctx),
-		      void *ctx)
-{
-	const char *p = arg;
-
-	if (!*arg) {
-		fprintf(stderr, "superpass bench: %s wants a comma-separated list, got ''\n", opt);
-		return -1;
-	}
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-		char tok[64];
-
-		if (n == 0 || n >= sizeof(tok)) {
-			fprintf(stderr, "superpass bench: %s: %s item in '%s'\n", opt,
-				n ? "too long an" : "empty", arg);
-			return -1;
-		}
-		memcpy(tok, p, n);
-		tok[n] = 0;
-		if (item(tok, ctx))
-			return -1;
-		if (!comma)
-			return 0;
-		p = comma + 1;
-	}
-}
-
-struct name_ctx {
-	const char *const *names;
-	int nr;
-	unsigned mask;
-	const char *opt;
-};
-
-static int name_item(const char *tok, void *arg)
-{
-	struct name_ctx *c = arg;
-	int i;
-
-	for (i = 0; i < c->nr && strcmp(tok, c->names[i]); i++)
-		;
-	if (i == c->nr) {
-		fprintf(stderr, "superpass bench: %s: unknown name '%s' (one of", c->opt, tok);
-		for (i = 0; i < c->nr; i++)
-			fprintf(stderr, "%s%s", i ? ", " : " ", c->names[i]);
-		fprintf(stderr, ")\n");
-		return -1;
-	}
-	c->mask |= 1u << i;
-	return 0;
-}
-
-static int parse_list(const char *arg, const char *const *names, int nr, unsigned *mask,
-		      const char *opt)
-{
-	struct name_ctx c = { .names = names, .nr = nr, .opt = opt };
-
-	if (split_list(arg, opt, name_item, &c))
-		return -1;
-	*mask = c.mask;
-	return 0;
-}
-
 /* --json FILE must be writable before the run, not found out after it. */
 static int check_writable(const char *path, const char *opt)
 {
@@ -144,32 +77,15 @@ static int check_writable(const char *path, const char *opt)
 	return 0;
 }
 
+#define BENCH_CMD "superpass bench"
+
 static int parse_long(const char *arg, long lo, long hi, long *out, const char *opt)
 {
-	char *end;
+	int64_t v;
 
-	errno = 0;
-	*out = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || *out < lo || *out > hi) {
-		fprintf(stderr, "superpass bench: %s wants an integer in [%ld, %ld], got '%s'\n",
-			opt, lo, hi, arg);
+	if (sp_cli_int(BENCH_CMD, opt, arg, lo, hi, &v))
 		return -1;
-	}
-	return 0;
-}
-
-static int k_item(const char *tok, void *arg)
-{
-	struct bench_opts *o = arg;
-	long v;
-
-	if (o->nr_k == BENCH_MAX_K) {
-		fprintf(stderr, "superpass bench: --k: at most %d values\n", BENCH_MAX_K);
-		return -1;
-	}
-	if (parse_long(tok, 1, 64, &v, "--k"))
-		return -1;
-	o->k[o->nr_k++] = (uint32_t)v;
+	*out = (long)v;
 	return 0;
 }
 
@@ -236,24 +152,19 @@ int bench_parse(int argc, char **argv, struct bench_opts *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":d:r:s:p:qh", lo, NULL)) != -1) {
 		switch (c) {
-		case 'd': {
-			char *end;
-
-			o->duration_s = strtod(optarg, &end);
-			if (*end || o->duration_s <= 0 || o->duration_s > 3600) {
-				fprintf(stderr, "superpass bench: bad --duration '%s'\n", optarg);
+		case 'd':
+			if (sp_cli_seconds(BENCH_CMD, "--duration", optarg, 3600, &o->duration_s))
 				return -1;
-			}
 			break;
-		}
 		case 'r': if (parse_long(optarg, 1, 100, &v, "--repeat")) return -1; o->repeat = (int)v; break;
 		case 's':
-			if (parse_list(optarg, bench_scenario_name, SC_NR, &o->scenarios,
-				       "--scenarios"))
+			if (sp_cli_name_list(BENCH_CMD, "--scenarios", optarg, bench_scenario_name,
+					     SC_NR, &o->scenarios))
 				return -1;
 			break;
 		case 'p':
-			if (parse_list(optarg, bench_policy_name, PO_NR, &o->policies, "--policies"))
+			if (sp_cli_name_list(BENCH_CMD, "--policies", optarg, bench_policy_name, PO_NR,
+					     &o->policies))
 				return -1;
 			break;
 		case O_HOGS: if (parse_long(optarg, 0, 32, &v, "--hogs")) return -1; o->hogs = (int)v; break;
@@ -277,12 +188,18 @@ int bench_parse(int argc, char **argv, struct bench_opts *o)
 			break;
 		case O_CHILD: if (parse_long(optarg, 0, SC_NR - 1, &v, "--internal-child")) return -1; o->child_scenario = (int)v; break;
 		case O_RESULT: o->child_result = optarg; break;
-		case O_K:
-			o->nr_k = 0;
-			o->k_given = true;
-			if (split_list(optarg, "--k", k_item, o))
+		case O_K: {
+			int64_t ks[BENCH_MAX_K];
+			int n = sp_cli_int_list(BENCH_CMD, "--k", optarg, 1, 64, ks, BENCH_MAX_K);
+
+			if (n < 0)
 				return -1;
+			for (int i = 0; i < n; i++)
+				o->k[i] = (uint32_t)ks[i];
+			o->nr_k = n;
+			o->k_given = true;
 			break;
+		}
 		case 'q': o->quiet = true; break;
 		case 'h': bench_usage(stdout); return 1;
 		case ':':

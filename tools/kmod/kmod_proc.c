@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kmod.h"
+#include "sp_vec.h"
 
 const char *kmod_dir = "/proc/superpass";
 
@@ -46,8 +47,8 @@ static char *kmod_path(const char *name)
 
 int kmod_read(const char *name, char **out)
 {
-	size_t len = 0, cap = 4096;
-	char *path = kmod_path(name), *buf = NULL;
+	struct sp_vec buf = SP_VEC_INIT; /* of char, NUL-terminated at the end */
+	char *path = kmod_path(name);
 	int fd, err = 0;
 
 	*out = NULL;
@@ -57,19 +58,14 @@ int kmod_read(const char *name, char **out)
 	free(path);
 	if (fd < 0)
 		return -errno;
-	buf = malloc(cap);
-	while (buf) {
+	for (;;) {
 		ssize_t n;
 
-		if (len + 1 >= cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
+		if (sp_vec_reserve(&buf, 1, buf.n + 2, 4096)) {
+			err = -ENOMEM;
+			break;
 		}
-		n = read(fd, buf + len, cap - len - 1);
+		n = read(fd, (char *)buf.data + buf.n, buf.cap - buf.n - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -78,17 +74,15 @@ int kmod_read(const char *name, char **out)
 		}
 		if (n == 0)
 			break;
-		len += (size_t)n;
+		buf.n += (size_t)n;
 	}
 	close(fd);
-	if (!buf)
-		return -ENOMEM;
 	if (err) {
-		free(buf);
+		sp_vec_free(&buf);
 		return err;
 	}
-	buf[len] = '\0';
-	*out = buf;
+	((char *)buf.data)[buf.n] = '\0';
+	*out = buf.data;
 	return 0;
 }
 

@@ -18,17 +18,7 @@
 #include <json-c/json.h>
 
 #include "kmod.h"
-
-static bool kmod_parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!*s || strspn(s, "0123456789") != strlen(s))
-		return false;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return !errno && !*end;
-}
+#include "sp_cli_parse.h"
 
 static struct json_object *kmod_json_value(const char *v)
 {
@@ -36,7 +26,7 @@ static struct json_object *kmod_json_value(const char *v)
 
 	if (!strcmp(v, "-"))
 		return NULL;
-	if (kmod_parse_u64(v, &u))
+	if (sp_cli_parse_u64(v, UINT64_MAX, &u))
 		return json_object_new_uint64(u);
 	return json_object_new_string(v);
 }
@@ -90,7 +80,7 @@ static void kmod_stats_row(const char *name, const char *val)
 	size_t n = strlen(name);
 	uint64_t u;
 
-	if (n > 3 && !strcmp(name + n - 3, "_ns") && kmod_parse_u64(val, &u))
+	if (n > 3 && !strcmp(name + n - 3, "_ns") && sp_cli_parse_u64(val, UINT64_MAX, &u))
 		printf("%-28s %20s  %10.3f ms\n", name, val, (double)u / 1e6);
 	else
 		printf("%-28s %20s\n", name, val);

@@ -14,20 +14,16 @@
 #include <unistd.h>
 
 #include "kmod.h"
+#include "sp_cli_parse.h"
 
 /* A tid as the kernel numbers them: 1..INT_MAX, digits only. */
 static bool kmod_parse_tid(const char *s, long *out)
 {
-	char *end;
-	long v;
+	int64_t v;
 
-	if (!*s || strspn(s, "0123456789") != strlen(s))
+	if (!sp_cli_parse_i64(s, 1, INT_MAX, &v))
 		return false;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v <= 0 || v > INT_MAX)
-		return false;
-	*out = v;
+	*out = (long)v;
 	return true;
 }
 

@@ -24,11 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp_vec.h"
+
 #include "replay.h"
 
 struct rp_events {
-	struct sp_sim_trace *v;
-	size_t n, cap;
+	struct sp_vec ev; /* of struct sp_sim_trace */
 	bool nomem;
 };
 
@@ -36,20 +37,16 @@ static void rp_events_add(void *ctx, const struct sp_sim_trace *e)
 {
 	struct rp_events *b = ctx;
 
+	struct sp_sim_trace *slot;
+
 	if (b->nomem)
 		return;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 4096;
-		struct sp_sim_trace *v = realloc(b->v, cap * sizeof(*v));
-
-		if (!v) {
-			b->nomem = true;
-			return;
-		}
-		b->v = v;
-		b->cap = cap;
+	if (sp_vec_reserve(&b->ev, sizeof(*slot), b->ev.n + 1, 4096) ||
+	    !(slot = sp_vec_push(&b->ev, sizeof(*slot)))) {
+		b->nomem = true;
+		return;
 	}
-	b->v[b->n++] = *e;
+	*slot = *e;
 }
 
 static const char *rp_event_name(uint16_t type)
@@ -70,7 +67,7 @@ static const char *rp_event_name(uint16_t type)
 int rp_write_events(FILE *f, const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 		    const char *policy)
 {
-	struct rp_events b = { 0 };
+	struct rp_events b = { SP_VEC_INIT, false };
 	struct sp_sim_opts so = *o;
 	struct sp_sim_result res;
 	int rc;
@@ -81,14 +78,14 @@ int rp_write_events(FILE *f, const struct sp_sim_workload *w, const struct sp_si
 	if (rc || b.nomem) {
 		if (!rc)
 			sp_sim_result_free(&res);
-		free(b.v);
+		sp_vec_free(&b.ev);
 		return rc ? rc : -ENOMEM;
 	}
 	fprintf(f, "# superpass replay events: policy %s k %u seed %llu\n"
 		   "# time_s event cpu rq thread lock arg\n",
 		policy, o->k, (unsigned long long)o->seed);
-	for (size_t i = 0; i < b.n; i++) {
-		const struct sp_sim_trace *e = &b.v[i];
+	for (size_t i = 0; i < b.ev.n; i++) {
+		const struct sp_sim_trace *e = (const struct sp_sim_trace *)b.ev.data + i;
 		const char *th = e->thread < 0 ? "idle"
 				 : (uint32_t)e->thread < res.nthreads ? res.threads[e->thread].name
 				 : "superpass-wk";
@@ -100,6 +97,6 @@ int rp_write_events(FILE *f, const struct sp_sim_workload *w, const struct sp_si
 			e->rq, th, lk ? lk : "-", e->arg);
 	}
 	sp_sim_result_free(&res);
-	free(b.v);
+	sp_vec_free(&b.ev);
 	return ferror(f) ? -EIO : 0;
 }

@@ -13,6 +13,7 @@
 #include <superpass/replay.h>
 
 #include "replay.h"
+#include "sp_cli_parse.h"
 
 /*
  * The fast track's latency the replay assumes: the P50 of `superpass bench`'s
@@ -88,37 +89,7 @@ static void usage(FILE *f)
 		RP_DEFAULT_RUNS, (unsigned long long)(RP_BOOST_LATENCY_NS / 1000));
 }
 
-static int split(const char *arg, char **buf, const char **v, int cap, int *n)
-{
-	char *save = NULL, *tok;
-
-	free(*buf);
-	*buf = strdup(arg);
-	if (!*buf)
-		return -1;
-	*n = 0;
-	for (tok = strtok_r(*buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*n == cap)
-			return -1;
-		v[(*n)++] = tok;
-	}
-	v[*n] = NULL;
-	return *n ? 0 : -1;
-}
-
-static int num(const char *s, long long lo, long long hi, long long *out, const char *opt)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	if (errno || *end || end == s || *out < lo || *out > hi) {
-		fprintf(stderr, "superpass replay: %s wants an integer in [%lld, %lld], got '%s'\n",
-			opt, lo, hi, s);
-		return -1;
-	}
-	return 0;
-}
+#define RP_CMD "superpass replay"
 
 static void ms(char *b, size_t cap, uint64_t ns)
 {
@@ -190,19 +161,20 @@ int replay_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *comms[RP_MAX_LIST + 1] = { 0 }, *tids_s[RP_MAX_LIST + 1] = { 0 };
-	const char *pols[RP_MAX_LIST + 1] = { 0 }, *ks_s[RP_MAX_K + 1] = { 0 };
-	char *cbuf = NULL, *tbuf = NULL, *pbuf = NULL, *kbuf = NULL, err[640];
+	struct sp_vec comms = SP_VEC_INIT; /* of char *, NULL-terminated */
+	int64_t list[RP_MAX_LIST];
+	const char *policy_names[SP_SIM_POL_NR];
+	char err[640];
 	const char *json = NULL, *svg = NULL, *wl = NULL, *events = NULL, *path;
 	FILE *evf = NULL;
 	int32_t tids[RP_MAX_LIST];
 	uint32_t ks[RP_MAX_K] = { 4 };
-	int nc = 0, nt = 0, np = 0, nk = 1, c, status = 0, nr = 0, nruns = RP_DEFAULT_RUNS;
+	int nt = 0, nk = 1, c, status = 0, nr = 0, nruns = RP_DEFAULT_RUNS;
 	struct rp_set *sets = NULL;
 	unsigned policies = (1u << SP_SIM_POL_NR) - 1;
 	uint64_t seed = 1, blat = RP_BOOST_LATENCY_NS;
 	bool quiet = false;
-	long long v;
+	int64_t v;
 	struct sp_replay_opts o;
 	struct sp_replay *r = NULL;
 	struct sp_trace_diag d;
@@ -215,69 +187,55 @@ int replay_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":c:t:p:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			if (split(optarg, &cbuf, comms, RP_MAX_LIST, &nc)) {
-				fprintf(stderr, "superpass replay: --critical wants a list of comms\n");
+			sp_cli_str_list_free(&comms);
+			if (sp_cli_str_list(RP_CMD, "--critical", optarg, 4096, &comms)) {
+				status = 2;
+				goto out;
+			}
+			if (comms.n > RP_MAX_LIST) {
+				fprintf(stderr, RP_CMD ": --critical takes at most %d names\n",
+					RP_MAX_LIST);
 				status = 2;
 				goto out;
 			}
 			break;
 		case 't':
-			if (split(optarg, &tbuf, tids_s, RP_MAX_LIST, &nt)) {
-				fprintf(stderr, "superpass replay: --tid wants a list of tids\n");
+			nt = sp_cli_int_list(RP_CMD, "--tid", optarg, 1, INT32_MAX, list, RP_MAX_LIST);
+			if (nt < 0) {
 				status = 2;
 				goto out;
 			}
-			for (int i = 0; i < nt; i++) {
-				if (num(tids_s[i], 1, INT32_MAX, &v, "--tid")) {
-					status = 2;
-					goto out;
-				}
-				tids[i] = (int32_t)v;
-			}
+			for (int i = 0; i < nt; i++)
+				tids[i] = (int32_t)list[i];
 			break;
 		case 'p':
-			if (split(optarg, &pbuf, pols, RP_MAX_LIST, &np)) {
-				fprintf(stderr, "superpass replay: --policies wants a list\n");
+			for (int i = 0; i < SP_SIM_POL_NR; i++)
+				policy_names[i] = sp_sim_policy_name((enum sp_sim_policy)i);
+			if (sp_cli_name_list(RP_CMD, "--policies", optarg, policy_names,
+					     SP_SIM_POL_NR, &policies)) {
 				status = 2;
 				goto out;
 			}
-			policies = 1u << SP_SIM_POL_NONE;
-			for (int i = 0; i < np; i++) {
-				int p = sp_sim_policy_parse(pols[i]);
-
-				if (p < 0) {
-					fprintf(stderr, "superpass replay: unknown policy '%s' (none, pi, "
-							"rt-ui, proxy-exec, proxy-exec-migrate, ux-writer, "
-							"superpass)\n", pols[i]);
-					status = 2;
-					goto out;
-				}
-				policies |= 1u << p;
-			}
+			policies |= 1u << SP_SIM_POL_NONE;
 			break;
 		case O_K:
-			if (split(optarg, &kbuf, ks_s, RP_MAX_K, &nk)) {
-				fprintf(stderr, "superpass replay: --k wants at most %d values\n", RP_MAX_K);
+			nk = sp_cli_int_list(RP_CMD, "--k", optarg, 1, 64, list, RP_MAX_K);
+			if (nk < 0) {
 				status = 2;
 				goto out;
 			}
-			for (int i = 0; i < nk; i++) {
-				if (num(ks_s[i], 1, 64, &v, "--k")) {
-					status = 2;
-					goto out;
-				}
-				ks[i] = (uint32_t)v;
-			}
+			for (int i = 0; i < nk; i++)
+				ks[i] = (uint32_t)list[i];
 			break;
 		case O_CPUS:
-			if (num(optarg, 1, 64, &v, "--cpus")) {
+			if (sp_cli_int(RP_CMD, "--cpus", optarg, 1, 64, &v)) {
 				status = 2;
 				goto out;
 			}
 			o.cpus = (uint32_t)v;
 			break;
 		case O_SLICE:
-			if (num(optarg, 1, 1000000, &v, "--slice-us")) {
+			if (sp_cli_int(RP_CMD, "--slice-us", optarg, 1, 1000000, &v)) {
 				status = 2;
 				goto out;
 			}
@@ -286,14 +244,14 @@ int replay_main(int argc, char **argv)
 		case O_CLASSIC: o.classic = true; break;
 		case O_ALL: o.all_threads = true; break;
 		case O_SEED:
-			if (num(optarg, 0, 0x7fffffffffffffffll, &v, "--seed")) {
+			if (sp_cli_int(RP_CMD, "--seed", optarg, 0, 0x7fffffffffffffffll, &v)) {
 				status = 2;
 				goto out;
 			}
 			seed = (uint64_t)v;
 			break;
 		case O_RUNS:
-			if (num(optarg, 1, RP_MAX_RUNS, &v, "--runs")) {
+			if (sp_cli_int(RP_CMD, "--runs", optarg, 1, RP_MAX_RUNS, &v)) {
 				status = 2;
 				goto out;
 			}
@@ -304,7 +262,7 @@ int replay_main(int argc, char **argv)
 		case O_WL: wl = optarg; break;
 		case O_EVENTS: events = optarg; break;
 		case O_BLAT:
-			if (num(optarg, 0, 1000000, &v, "--boost-latency-us")) {
+			if (sp_cli_int(RP_CMD, "--boost-latency-us", optarg, 0, 1000000, &v)) {
 				status = 2;
 				goto out;
 			}
@@ -330,7 +288,7 @@ int replay_main(int argc, char **argv)
 		goto out;
 	}
 	path = argv[optind];
-	o.critical_comms = nc ? comms : NULL;
+	o.critical_comms = comms.n ? (const char *const *)comms.data : NULL;
 	o.critical_tids = nt ? tids : NULL;
 	o.nr_critical_tids = (size_t)nt;
 	c = sp_replay_build(path, &o, &r, &d, err, sizeof(err));
@@ -503,9 +461,6 @@ out:
 	free(sets);
 	free(rs);
 	sp_replay_free(r);
-	free(cbuf);
-	free(tbuf);
-	free(pbuf);
-	free(kbuf);
+	sp_cli_str_list_free(&comms);
 	return status;
 }

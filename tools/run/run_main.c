@@ -26,6 +26,7 @@
 
 #include "../bench/bench.h" /* bench_preload_env */
 #include "run.h"
+#include "sp_cli_parse.h"
 
 struct run_opts {
 	const char *critical;
@@ -69,17 +70,22 @@ static int run_fail(const char *fmt, const char *arg)
 	return RUN_EXIT_FAIL;
 }
 
-/* An integer option in [min, max], as text (it goes into the environment). */
-static int run_check_int(const char *opt, const char *v, long min, long max)
-{
-	char *end;
-	long n;
+#define RUN_CMD "superpass run"
 
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (!*v || *end || errno || n < min || n > max || v[0] == '+' || v[0] == ' ') {
-		fprintf(stderr, "superpass run: %s '%s': expected an integer from %ld to %ld\n", opt,
-			v, min, max);
+/* An integer option in [min, max], kept as text (it goes into the environment). */
+static int run_check_int(const char *opt, const char *v, int64_t min, int64_t max)
+{
+	int64_t n;
+
+	return sp_cli_int(RUN_CMD, opt, v, min, max, &n);
+}
+
+static int run_check_name(const char *tok, void *ctx)
+{
+	(void)ctx;
+	if (strlen(tok) > 15) {
+		fprintf(stderr, RUN_CMD ": -c: a name is too long: '%s' (a thread name has 1 to 15 "
+				"bytes)\n", tok);
 		return -1;
 	}
 	return 0;
@@ -87,27 +93,11 @@ static int run_check_int(const char *opt, const char *v, long min, long max)
 
 static int run_check_critical(const char *v)
 {
-	const char *p = v, *comma;
-
 	if (strlen(v) > 1021) {
-		fprintf(stderr, "superpass run: -c: the list has %zu bytes, at most 1021\n",
-			strlen(v));
+		fprintf(stderr, RUN_CMD ": -c: the list has %zu bytes, at most 1021\n", strlen(v));
 		return -1;
 	}
-	for (;; p = comma + 1) {
-		size_t n;
-
-		comma = strchr(p, ',');
-		n = comma ? (size_t)(comma - p) : strlen(p);
-		if (n == 0 || n > 15) {
-			fprintf(stderr,
-				"superpass run: -c '%s': %s (a thread name has 1 to 15 bytes)\n", v,
-				n ? "a name is too long" : "empty name");
-			return -1;
-		}
-		if (!comma)
-			return 0;
-	}
+	return sp_cli_list(RUN_CMD, "-c", v, 1022, run_check_name, NULL);
 }
 
 static int run_parse(int argc, char **argv, struct run_opts *o)

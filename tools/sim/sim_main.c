@@ -15,10 +15,11 @@
 #include <superpass/sim.h>
 
 #include "sim.h"
+#include "sp_cli_parse.h"
+#include "sp_vec.h"
 
 #define SIM_MAX_K 16
 #define SIM_MAX_SWEEP 32
-#define SIM_MAX_CRIT 32
 
 struct sim_cli {
 	const char *file;
@@ -36,8 +37,7 @@ struct sim_cli {
 	const char *sweep_param;
 	int64_t sweep[SIM_MAX_SWEEP];
 	int nr_sweep;
-	const char *crit[SIM_MAX_CRIT + 1];
-	char *crit_buf;
+	struct sp_vec crit;           /* of char *, NULL-terminated */
 	bool speed, quiet;
 };
 
@@ -76,48 +76,7 @@ static void sim_usage(FILE *f)
 		SP_SIM_DEFAULT_SLICE_NS / 1000, SP_SIM_DEFAULT_BOOST_LATENCY_NS / 1000);
 }
 
-static int sim_long(const char *arg, long long lo, long long hi, long long *out, const char *opt)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoll(arg, &end, 10);
-	if (errno || *end || end == arg || *out < lo || *out > hi) {
-		fprintf(stderr, "superpass sim: %s wants an integer in [%lld, %lld], got '%s'\n", opt,
-			lo, hi, arg);
-		return -1;
-	}
-	return 0;
-}
-
-/* Splits a comma list of integers. */
-static int sim_ints(const char *arg, long long lo, long long hi, int64_t *out, int cap,
-		    const char *opt)
-{
-	char *copy = strdup(arg), *save = NULL, *tok;
-	int n = 0;
-
-	if (!copy)
-		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		long long v;
-
-		if (n == cap) {
-			fprintf(stderr, "superpass sim: %s takes at most %d values\n", opt, cap);
-			n = -1;
-			break;
-		}
-		if (sim_long(tok, lo, hi, &v, opt)) {
-			n = -1;
-			break;
-		}
-		out[n++] = v;
-	}
-	free(copy);
-	if (n == 0)
-		fprintf(stderr, "superpass sim: %s wants a list of values\n", opt);
-	return n > 0 ? n : -1;
-}
+#define SIM_CMD "superpass sim"
 
 enum { O_K = 256, O_CRIT, O_CPUS, O_SEED, O_SLICE, O_BUDGET, O_PRIO, O_JSON, O_SVG, O_SWEEP,
        O_SPEED, O_BLAT };
@@ -143,7 +102,8 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	long long v;
+	const char *policy_names[SP_SIM_POL_NR];
+	int64_t v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -156,32 +116,16 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:d:qh", lo, NULL)) != -1) {
 		switch (c) {
-		case 'p': {
-			char *copy = strdup(optarg), *save = NULL, *tok;
-
-			o->policies = 0;
-			for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				int p = sp_sim_policy_parse(tok);
-
-				if (p < 0) {
-					fprintf(stderr, "superpass sim: unknown policy '%s' (none, pi, rt-ui, "
-							"proxy-exec, proxy-exec-migrate, ux-writer, superpass)\n",
-						tok);
-					free(copy);
-					return -1;
-				}
-				o->policies |= 1u << p;
-			}
-			free(copy);
-			if (!o->policies) {
-				fprintf(stderr, "superpass sim: --policies wants a list\n");
+		case 'p':
+			for (int i = 0; i < SP_SIM_POL_NR; i++)
+				policy_names[i] = sp_sim_policy_name((enum sp_sim_policy)i);
+			if (sp_cli_name_list(SIM_CMD, "--policies", optarg, policy_names,
+					     SP_SIM_POL_NR, &o->policies))
 				return -1;
-			}
 			break;
-		}
 		case O_K: {
 			int64_t ks[SIM_MAX_K];
-			int n = sim_ints(optarg, 1, 64, ks, SIM_MAX_K, "--k");
+			int n = sp_cli_int_list(SIM_CMD, "--k", optarg, 1, 64, ks, SIM_MAX_K);
 
 			if (n < 0)
 				return -1;
@@ -191,57 +135,46 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 			o->k_given = true;
 			break;
 		}
-		case O_CRIT: {
-			char *save = NULL, *tok;
-			int n = 0;
-
-			free(o->crit_buf);
-			o->crit_buf = strdup(optarg);
-			for (tok = strtok_r(o->crit_buf, ",", &save); tok && n < SIM_MAX_CRIT;
-			     tok = strtok_r(NULL, ",", &save))
-				o->crit[n++] = tok;
-			o->crit[n] = NULL;
+		case O_CRIT:
+			sp_cli_str_list_free(&o->crit);
+			if (sp_cli_str_list(SIM_CMD, "--critical", optarg, 4096, &o->crit))
+				return -1;
 			break;
-		}
 		case O_CPUS:
-			if (sim_long(optarg, 1, 64, &v, "--cpus"))
+			if (sp_cli_int(SIM_CMD, "--cpus", optarg, 1, 64, &v))
 				return -1;
 			o->cpus = (uint32_t)v;
 			break;
 		case 'd': {
-			char *end;
-			double d = strtod(optarg, &end);
+			double d;
 
-			if (*end || end == optarg || !(d > 0) || d > 1e6) {
-				fprintf(stderr, "superpass sim: --duration wants seconds in (0, 1e6], "
-						"got '%s'\n", optarg);
+			if (sp_cli_seconds(SIM_CMD, "--duration", optarg, 1e6, &d))
 				return -1;
-			}
 			o->duration_ns = (uint64_t)(d * 1e9 + 0.5);
 			break;
 		}
 		case O_SEED:
-			if (sim_long(optarg, 0, 0x7fffffffffffffffll, &v, "--seed"))
+			if (sp_cli_int(SIM_CMD, "--seed", optarg, 0, 0x7fffffffffffffffll, &v))
 				return -1;
 			o->seed = (uint64_t)v;
 			break;
 		case O_SLICE:
-			if (sim_long(optarg, 1, 1000000, &v, "--slice-us"))
+			if (sp_cli_int(SIM_CMD, "--slice-us", optarg, 1, 1000000, &v))
 				return -1;
 			o->slice_ns = (uint64_t)v * 1000;
 			break;
 		case O_BUDGET:
-			if (sim_long(optarg, 0, 100000, &v, "--budget-ms"))
+			if (sp_cli_int(SIM_CMD, "--budget-ms", optarg, 0, 100000, &v))
 				return -1;
 			o->budget_ns = v ? (uint64_t)v * 1000000 : UINT64_MAX;
 			break;
 		case O_PRIO:
-			if (sim_long(optarg, 1, 99, &v, "--prio"))
+			if (sp_cli_int(SIM_CMD, "--prio", optarg, 1, 99, &v))
 				return -1;
 			o->prio = (int)v;
 			break;
 		case O_BLAT:
-			if (sim_long(optarg, 0, 1000000, &v, "--boost-latency-us"))
+			if (sp_cli_int(SIM_CMD, "--boost-latency-us", optarg, 0, 1000000, &v))
 				return -1;
 			o->boost_latency_ns = (uint64_t)v * 1000;
 			break;
@@ -270,7 +203,8 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 						"nice, cs_us)\n", param);
 				return -1;
 			}
-			o->nr_sweep = sim_ints(eq + 1, lo_v, hi_v, o->sweep, SIM_MAX_SWEEP, "--sweep");
+			o->nr_sweep = sp_cli_int_list(SIM_CMD, "--sweep", eq + 1, lo_v, hi_v, o->sweep,
+						       SIM_MAX_SWEEP);
 			if (o->nr_sweep < 0)
 				return -1;
 			o->sweep_param = param;
@@ -308,9 +242,10 @@ static uint64_t sim_wall_ns(void)
 }
 
 struct sim_batch {
+	struct sp_vec rs_v, vidx_v;   /* the storage of rs and vidx */
 	struct sp_sim_result *rs;
 	int *vidx;                    /* --sweep: the value each run had */
-	int n, cap, cur;
+	int n, cur;
 	uint64_t events, sim_ns, wall_ns;
 };
 
@@ -322,20 +257,11 @@ static int sim_one(const struct sim_cli *o, const struct sp_sim_workload *w,
 	uint64_t t0;
 	int rc;
 
-	if (b->n == b->cap) {
-		int cap = b->cap ? 2 * b->cap : 16;
-		struct sp_sim_result *rs = realloc(b->rs, sizeof(*rs) * (size_t)cap);
-		int *vi;
-
-		if (!rs)
-			return -ENOMEM;
-		b->rs = rs;
-		vi = realloc(b->vidx, sizeof(*vi) * (size_t)cap);
-		if (!vi)
-			return -ENOMEM;
-		b->vidx = vi;
-		b->cap = cap;
-	}
+	if (sp_vec_reserve(&b->rs_v, sizeof(*b->rs), (size_t)b->n + 1, 16) ||
+	    sp_vec_reserve(&b->vidx_v, sizeof(*b->vidx), (size_t)b->n + 1, 16))
+		return -ENOMEM;
+	b->rs = b->rs_v.data;
+	b->vidx = b->vidx_v.data;
 	r = &b->rs[b->n];
 	sp_sim_opts_default(&so);
 	so.policy = pol;
@@ -347,7 +273,7 @@ static int sim_one(const struct sim_cli *o, const struct sp_sim_workload *w,
 	so.budget_ns = o->budget_ns;
 	so.fifo_prio = o->prio;
 	so.boost_latency_ns = o->boost_latency_ns;
-	so.critical = o->crit[0] ? o->crit : NULL;
+	so.critical = o->crit.n ? (const char *const *)o->crit.data : NULL;
 	if (!o->quiet)
 		fprintf(stderr, "\r[%2d] %-20s", b->n + 1, sp_sim_policy_name(pol));
 	t0 = sim_wall_ns();
@@ -387,8 +313,8 @@ static void sim_free_batch(struct sim_batch *b)
 {
 	for (int i = 0; i < b->n; i++)
 		sp_sim_result_free(&b->rs[i]);
-	free(b->rs);
-	free(b->vidx);
+	sp_vec_free(&b->rs_v);
+	sp_vec_free(&b->vidx_v);
 }
 
 static int sim_write(const char *path, const char *what, int (*fn)(FILE *, void *), void *arg)
@@ -457,19 +383,21 @@ int sim_main(int argc, char **argv)
 
 	rc = sim_parse(argc, argv, &o);
 	if (rc) {
-		free(o.crit_buf);
+		sp_cli_str_list_free(&o.crit);
 		return rc > 0 ? 0 : 2;
 	}
 	rc = sp_sim_workload_load(o.file, &w, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "superpass sim: %s\n", err);
-		free(o.crit_buf);
+		sp_cli_str_list_free(&o.crit);
 		return 2;
 	}
-	for (int i = 0; o.crit[i]; i++) {
-		if (sp_sim_task_find(w, o.crit[i]) < 0) {
+	for (size_t i = 0; i < o.crit.n; i++) {
+		const char *name = ((char **)o.crit.data)[i];
+
+		if (sp_sim_task_find(w, name) < 0) {
 			fprintf(stderr, "superpass sim: --critical: %s has no task named '%s'\n", o.file,
-				o.crit[i]);
+				name);
 			status = 2;
 			goto out;
 		}
@@ -550,6 +478,6 @@ int sim_main(int argc, char **argv)
 out:
 	sim_free_batch(&b);
 	sp_sim_workload_free(w);
-	free(o.crit_buf);
+	sp_cli_str_list_free(&o.crit);
 	return status;
 }

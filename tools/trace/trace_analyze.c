@@ -9,6 +9,7 @@
 
 #include <superpass/trace.h>
 
+#include "sp_cli_parse.h"
 #include "trace_cli.h"
 
 static void usage(FILE *f)
@@ -47,42 +48,33 @@ static void usage(FILE *f)
 		"missing, empty, binary or unreadable file), 1 when an output failed.\n");
 }
 
-static int split_list(const char *arg, char ***out, size_t *n)
+#define AN_CMD "superpass analyze"
+
+/* --tid: each item appended to a vector of int32_t (a repeated option adds). */
+static int add_tid(const char *tok, void *ctx)
 {
-	char *copy = strdup(arg), *save = NULL, *tok;
-	char **v = *out; /* a repeated option adds to the list */
+	struct sp_vec *tids = ctx;
+	int32_t *slot;
+	int64_t v;
 
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char **nv = realloc(v, (*n + 2) * sizeof(*v));
-
-		if (!nv) {
-			free(copy);
-			*out = v;
-			return -ENOMEM;
-		}
-		v = nv;
-		v[(*n)++] = strdup(tok);
-		v[*n] = NULL;
+	if (sp_cli_int(AN_CMD, "--tid", tok, 1, INT32_MAX, &v))
+		return -1;
+	slot = sp_vec_push(tids, sizeof(*slot));
+	if (!slot) {
+		fprintf(stderr, AN_CMD ": --tid: out of memory\n");
+		return -1;
 	}
-	free(copy);
-	*out = v;
+	*slot = (int32_t)v;
 	return 0;
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out, const char *what)
+static int parse_u64(const char *s, uint64_t lo, uint64_t max, uint64_t *out, const char *what)
 {
-	char *end;
-	unsigned long long v;
+	int64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || end == s || v > max || s[0] == '-') {
-		fprintf(stderr, "superpass analyze: bad %s '%s'\n", what, s);
+	if (sp_cli_int(AN_CMD, what, s, (int64_t)lo, (int64_t)max, &v))
 		return -1;
-	}
-	*out = v;
+	*out = (uint64_t)v;
 	return 0;
 }
 
@@ -134,9 +126,8 @@ int trace_analyze_main(int argc, char **argv)
 		{ 0 },
 	};
 	const char *json = NULL, *chrome = NULL, *svg = NULL, *csv = NULL, *path;
-	char **comms = NULL, **tid_s = NULL;
-	size_t ncomms = 0, ntids = 0;
-	int32_t *tids = NULL;
+	struct sp_vec comms = SP_VEC_INIT; /* of char *, NULL-terminated */
+	struct sp_vec tids = SP_VEC_INIT;  /* of int32_t */
 	struct sp_trace_opts o;
 	struct sp_trace_analysis *a = NULL;
 	struct sp_trace_diag d;
@@ -150,55 +141,41 @@ int trace_analyze_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "c:t:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			if (split_list(optarg, &comms, &ncomms))
-				{ rc = 1; goto out; }
+			if (sp_cli_str_list(AN_CMD, "--critical", optarg, 4096, &comms))
+				{ rc = 2; goto out; }
 			break;
 		case 't':
-			if (split_list(optarg, &tid_s, &ntids))
-				{ rc = 1; goto out; }
-			free(tids);
-			tids = calloc(ntids ? ntids : 1, sizeof(*tids));
-			if (!tids)
-				{ rc = 1; goto out; }
-			for (size_t i = 0; i < ntids; i++) {
-				if (parse_u64(tid_s[i], INT32_MAX, &v, "--tid") || !v)
-					{ rc = 2; goto out; }
-				tids[i] = (int32_t)v;
-			}
+			if (sp_cli_list(AN_CMD, "--tid", optarg, 64, add_tid, &tids))
+				{ rc = 2; goto out; }
 			break;
 		case O_JSON: json = optarg; break;
 		case O_CHROME: chrome = optarg; break;
 		case O_SVG: svg = optarg; break;
 		case O_CSV: csv = optarg; break;
 		case O_WORST:
-			if (parse_u64(optarg, 1000, &worst, "--worst"))
+			if (parse_u64(optarg, 0, 1000, &worst, "--worst"))
 				{ rc = 2; goto out; }
 			break;
 		case O_MERGE:
-			if (parse_u64(optarg, 10000000, &v, "--merge-us"))
+			if (parse_u64(optarg, 0, 10000000, &v, "--merge-us"))
 				{ rc = 2; goto out; }
 			o.merge_ns = v * 1000;
 			break;
 		case O_MIN:
-			if (parse_u64(optarg, 100000000, &v, "--min-us"))
+			if (parse_u64(optarg, 0, 100000000, &v, "--min-us"))
 				{ rc = 2; goto out; }
 			o.min_ns = v * 1000;
 			break;
 		case O_SPIN: o.spin = true; break;
 		case O_WINDOW:
-			if (parse_u64(optarg, 100000, &v, "--window-s") || !v)
+			if (parse_u64(optarg, 1, 100000, &v, "--window-s"))
 				{ rc = 2; goto out; }
 			o.window_ns = v * 1000000000ull;
 			break;
 		case O_THREADS:
 			/* the reader takes it from the environment (trace.h) */
-			if (parse_u64(optarg, 8, &v, "--threads"))
+			if (parse_u64(optarg, 1, 8, &v, "--threads"))
 				{ rc = 2; goto out; }
-			if (!v) {
-				fprintf(stderr, "superpass analyze: bad --threads '%s' (1 to 8)\n", optarg);
-				rc = 2;
-				goto out;
-			}
 			if (setenv("SUPERPASS_TRACE_THREADS", optarg, 1))
 				{ rc = 1; goto out; }
 			break;
@@ -214,9 +191,9 @@ int trace_analyze_main(int argc, char **argv)
 		{ rc = 2; goto out; }
 	}
 	path = argv[optind];
-	o.critical_comms = (const char *const *)comms;
-	o.critical_tids = tids;
-	o.nr_critical_tids = ntids;
+	o.critical_comms = (const char *const *)comms.data;
+	o.critical_tids = tids.data;
+	o.nr_critical_tids = tids.n;
 	if (sp_trace_analysis_create(&o, &a)) {
 		fprintf(stderr, "superpass analyze: out of memory\n");
 		rc = 1;
@@ -273,12 +250,7 @@ int trace_analyze_main(int argc, char **argv)
 	}
 out:
 	sp_trace_analysis_destroy(a);
-	for (size_t i = 0; i < ncomms; i++)
-		free(comms[i]);
-	for (size_t i = 0; i < ntids; i++)
-		free(tid_s[i]);
-	free(comms);
-	free(tid_s);
-	free(tids);
+	sp_cli_str_list_free(&comms);
+	sp_vec_free(&tids);
 	return rc;
 }

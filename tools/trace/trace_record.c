@@ -26,6 +26,7 @@
 #include <tracefs.h>
 
 #include "host_steal.h"
+#include "sp_cli_parse.h"
 #include "trace_cli.h"
 
 static volatile sig_atomic_t got_signal;
@@ -153,7 +154,7 @@ int trace_record_main(int argc, char **argv)
 	double duration = 0;
 	bool quiet = false, with_lock = true, mounted_here = false;
 	struct tracefs_instance *in = NULL;
-	char name[64], *pipe_path = NULL, *buf = NULL, *end;
+	char name[64], *pipe_path = NULL, *buf = NULL;
 	struct sigaction sa;
 	int c, fd = -1, status = 0, rc = 1, ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 	uint64_t bytes = 0, t0, deadline = 0, kill_at = 0;
@@ -167,19 +168,18 @@ int trace_record_main(int argc, char **argv)
 		switch (c) {
 		case 'o': out_path = optarg; break;
 		case 'd':
-			duration = strtod(optarg, &end);
-			if (*end || end == optarg || !(duration > 0) || duration > 86400) {
-				fprintf(stderr, "superpass record: bad --duration '%s' (seconds, > 0)\n", optarg);
+			if (sp_cli_seconds("superpass record", "--duration", optarg, 86400, &duration))
 				return 2;
-			}
 			break;
 		case O_BUF:
-			buffer_kb = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || buffer_kb < 64 || buffer_kb > 4u << 20) {
-				fprintf(stderr, "superpass record: bad --buffer-kb '%s' (64..4194304)\n", optarg);
+		{
+			int64_t v;
+
+			if (sp_cli_int("superpass record", "--buffer-kb", optarg, 64, 4 << 20, &v))
 				return 2;
-			}
+			buffer_kb = (unsigned long)v;
 			break;
+		}
 		case O_CLOCK: clock_name = optarg; break;
 		case O_NOLOCK: with_lock = false; break;
 		case 'q': quiet = true; break;
