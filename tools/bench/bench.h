@@ -97,8 +97,6 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 void bench_result_finish(struct bench_result *r);
 
 /* bench_preload.c: the same run re-executed under LD_PRELOAD. */
-const char *bench_preload_path(void);
-void bench_preload_env(char *out, size_t cap, const char *lib);
 int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 		      enum bench_scenario sc, uint32_t k, struct bench_result *r);
 int bench_child_main(const struct bench_opts *o);

@@ -26,6 +26,7 @@
 
 #include "bench.h"
 #include "sp_cli_parse.h"
+#include "sp_cli_preload.h"
 
 #define ROUNDS 15
 #define NLOOPS 4
@@ -183,7 +184,7 @@ static int micro_child(void)
  * out: glibc mutex, interposed mutex, glibc rwlock, interposed rwlock. */
 static int preload_run(char **argv, double out[NLOOPS])
 {
-	const char *lib = bench_preload_path();
+	const char *lib = sp_cli_preload_find();
 	char iters_s[32], pre[4200];
 	int fds[2], status;
 	char buf[256] = { 0 };
@@ -198,7 +199,7 @@ static int preload_run(char **argv, double out[NLOOPS])
 		char *args[] = { argv[0], "bench", "micro", "--internal-child", "--iters", iters_s,
 				 NULL };
 
-		bench_preload_env(pre, sizeof(pre), lib);
+		sp_cli_preload_env(pre, sizeof(pre), lib);
 		setenv("LD_PRELOAD", pre, 1);
 		/* The runtime live, as under `superpass run`: a critical name
 		 * (no thread of the child has it), so every lock call takes the

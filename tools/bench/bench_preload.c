@@ -4,86 +4,21 @@
  * locks, no call into superpass), re-executed under
  * LD_PRELOAD=libsuperpass-preload.so with SUPERPASS_CRITICAL=sp-ui. The
  * child writes its figures to a file; the interposer writes its statistics
- * (grants, expiries) to SUPERPASS_STATS.
+ * (grants, expiries) to SUPERPASS_STATS, read with json-c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "bench.h"
-
-static int file_exists(const char *p)
-{
-	return p && access(p, R_OK) == 0;
-}
-
-const char *bench_preload_path(void)
-{
-	static char buf[4096];
-	const char *env = getenv("SUPERPASS_PRELOAD");
-	ssize_t n;
-	char *slash;
-
-	if (env && *env)
-		return file_exists(env) ? env : NULL;
-	if (file_exists(SP_BUILD_PRELOAD))
-		return SP_BUILD_PRELOAD;
-	if (file_exists(SP_INSTALL_PRELOAD))
-		return SP_INSTALL_PRELOAD;
-	/* relocated install: <prefix>/bin/superpass next to <prefix>/lib */
-	n = readlink("/proc/self/exe", buf, sizeof(buf) - 64);
-	if (n > 0) {
-		buf[n] = 0;
-		slash = strrchr(buf, '/');
-		if (slash) {
-			strcpy(slash, "/../lib/libsuperpass-preload.so");
-			if (file_exists(buf))
-				return buf;
-		}
-	}
-	return NULL;
-}
-
-static int find_san(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	char *out = arg;
-
-	(void)size;
-	if (info->dlpi_name && (strstr(info->dlpi_name, "/libasan.so") ||
-				strstr(info->dlpi_name, "/libtsan.so"))) {
-		snprintf(out, 1024, "%s", info->dlpi_name);
-		return 1;
-	}
-	return 0;
-}
-
-/* The LD_PRELOAD value for a re-executed child: a sanitizer runtime this
- * very binary uses must come first (sanitized builds), then the interposer. */
-void bench_preload_env(char *out, size_t cap, const char *lib)
-{
-	const char *old = getenv("LD_PRELOAD");
-	char san[1024] = "";
-
-	dl_iterate_phdr(find_san, san);
-	snprintf(out, cap, "%s%s%s%s%s", san, san[0] ? ":" : "", old && *old ? old : "",
-		 old && *old ? ":" : "", lib);
-}
-
-/* The number after "key": in the interposer's flat JSON; 0 if absent. */
-static uint64_t json_u64(const char *json, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	p = strstr(json, pat);
-	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
-}
+#include "sp_cli_json.h"
+#include "sp_cli_preload.h"
 
 /* The child's result fields in seconds (the others are counts). */
 static double *child_seconds_field(struct bench_result *r, const char *key)
@@ -103,8 +38,9 @@ int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 		      enum bench_scenario sc, uint32_t k, struct bench_result *r)
 {
 	char res[] = "/tmp/superpass-bench-resXXXXXX", st[] = "/tmp/superpass-bench-statsXXXXXX";
-	const char *lib = bench_preload_path();
-	char scbuf[8], kbuf[16], prio[16], budget[32], pre[4200], *json;
+	const char *lib = sp_cli_preload_find();
+	char scbuf[8], kbuf[16], prio[16], budget[32], pre[4200];
+	json_object *stats;
 	char **args;
 	int fd1, fd2, status = 0;
 	pid_t pid;
@@ -142,7 +78,7 @@ int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		bench_preload_env(pre, sizeof(pre), lib);
+		sp_cli_preload_env(pre, sizeof(pre), lib);
 		snprintf(kbuf, sizeof(kbuf), "%u", k ? k : 4u);
 		snprintf(prio, sizeof(prio), "%d", o->prio);
 		snprintf(budget, sizeof(budget), "%u", o->budget_ms * 1000u);
@@ -187,26 +123,27 @@ int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 		}
 		fclose(f);
 	}
-	f = fopen(st, "r");
-	if (f) {
-		json = calloc(1, 1 << 16);
-		if (json && fread(json, 1, (1 << 16) - 1, f) > 0) {
-			/* The interposer writes every field of both lists. */
-#define SP_BENCH_CORE(name, kind, help) r->stats.core.name = json_u64(json, #name);
-#define SP_BENCH_RT(name, kind, help) r->stats.name = json_u64(json, #name);
-			SP_STATS_FIELDS(SP_BENCH_CORE)
-			SP_RUNTIME_STATS_FIELDS(SP_BENCH_RT)
+	stats = json_object_from_file(st);
+	if (stats) {
+		json_object *mode;
+		const char *m;
+
+		/* The interposer writes every field of both lists. */
+#define SP_BENCH_CORE(name, kind, help) r->stats.core.name = sp_cli_json_u64(stats, #name);
+#define SP_BENCH_RT(name, kind, help) r->stats.name = sp_cli_json_u64(stats, #name);
+		SP_STATS_FIELDS(SP_BENCH_CORE)
+		SP_RUNTIME_STATS_FIELDS(SP_BENCH_RT)
 #undef SP_BENCH_CORE
 #undef SP_BENCH_RT
-			r->have_stats = true;
-			r->grants = r->stats.core.grants;
-			r->expiries = r->stats.core.expiries;
-			r->fast_tracks = r->stats.act_fast_tracks;
-			if (!strstr(json, "\"mode\": \"fifo\""))
-				snprintf(r->note, sizeof(r->note), "interposer not in fifo mode");
-		}
-		free(json);
-		fclose(f);
+		r->have_stats = true;
+		r->grants = r->stats.core.grants;
+		r->expiries = r->stats.core.expiries;
+		r->fast_tracks = r->stats.act_fast_tracks;
+		m = json_object_object_get_ex(stats, "mode", &mode) ? json_object_get_string(mode)
+								    : NULL;
+		if (!m || strcmp(m, "fifo"))
+			snprintf(r->note, sizeof(r->note), "interposer not in fifo mode");
+		json_object_put(stats);
 	}
 out:
 	unlink(res);

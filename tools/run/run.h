@@ -16,9 +16,6 @@
 
 int run_main(int argc, char **argv);
 
-/* run_lib.c: libsuperpass-preload.so, or NULL if there is none. */
-const char *run_find_preload(void);
-
 /* run_summary.c: when the command starts (before its fork), for
  * run_summary's @since. */
 void run_clock_start(struct timespec *since);

@@ -8,8 +8,8 @@
  * process of CMD writes at exit) and exits with CMD's status, or 128 + N
  * if a signal N killed it.
  *
- * The library is found by run_find_preload (run_lib.c). An LD_PRELOAD
- * already set is kept, in front of ours (bench_preload_env).
+ * The library is found by sp_cli_preload_find (tools/common). An LD_PRELOAD
+ * already set is kept, in front of ours (sp_cli_preload_env).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,9 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../bench/bench.h" /* bench_preload_env */
 #include "run.h"
 #include "sp_cli_parse.h"
+#include "sp_cli_preload.h"
 
 struct run_opts {
 	const char *critical;
@@ -198,14 +198,14 @@ int run_main(int argc, char **argv)
 	rc = run_parse(argc, argv, &o);
 	if (rc)
 		return rc > 0 ? 0 : RUN_EXIT_FAIL;
-	lib = run_find_preload();
+	lib = sp_cli_preload_find();
 	if (!lib)
 		return run_fail("libsuperpass-preload.so not found (not in the build tree, not "
 				"installed in %s): set SUPERPASS_PRELOAD=/path/to/it",
 				SP_INSTALL_PRELOAD);
 	/* A sanitizer runtime this binary uses first (sanitized builds: the
 	 * library is instrumented too), then LD_PRELOAD as it was, then ours. */
-	bench_preload_env(preload, sizeof(preload), lib);
+	sp_cli_preload_env(preload, sizeof(preload), lib);
 	tmpdir[0] = 0;
 	if (o.stats) {
 		snprintf(stats, sizeof(stats), "%s", o.stats);

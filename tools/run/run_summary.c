@@ -19,6 +19,8 @@
 
 #include <json-c/json.h>
 
+#include "sp_cli_json.h"
+
 #include "run.h"
 
 #define RUN_MAX_FILES 4096
@@ -27,13 +29,6 @@ struct run_proc {
 	pid_t pid;
 	char path[PATH_MAX];
 };
-
-static uint64_t run_u64(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) ? (uint64_t)json_object_get_int64(v) : 0;
-}
 
 static void run_ms(FILE *out, const char *label, uint64_t ns)
 {
@@ -56,17 +51,17 @@ static void run_print_proc(FILE *out, json_object *j)
 			    json_object_object_get_ex(t, "critical", &crit) &&
 			    json_object_get_boolean(crit))
 				fprintf(out, " %s (tid %llu)", json_object_get_string(name),
-					(unsigned long long)run_u64(t, "tid"));
+					(unsigned long long)sp_cli_json_u64(t, "tid"));
 		}
 	}
 	fprintf(out, "\n");
-	n = run_u64(j, "blockings");
+	n = sp_cli_json_u64(j, "blockings");
 	fprintf(out, "    blockings %llu", (unsigned long long)n);
 	if (n && json_object_object_get_ex(j, "blocking_ns", &hist)) {
-		run_ms(out, ": P50", run_u64(hist, "p50"));
-		run_ms(out, ", P99", run_u64(hist, "p99"));
-		run_ms(out, ", P99.9", run_u64(hist, "p999"));
-		run_ms(out, ", max", run_u64(hist, "max"));
+		run_ms(out, ": P50", sp_cli_json_u64(hist, "p50"));
+		run_ms(out, ", P99", sp_cli_json_u64(hist, "p99"));
+		run_ms(out, ", P99.9", sp_cli_json_u64(hist, "p999"));
+		run_ms(out, ", max", sp_cli_json_u64(hist, "max"));
 		if (n < 1000)
 			fprintf(out, "\n    (fewer than 1000 blockings: P99.9 is the maximum of "
 				     "a few)");
@@ -74,10 +69,10 @@ static void run_print_proc(FILE *out, json_object *j)
 	fprintf(out, "\n    fast track (%s): grants %llu, budget expiries %llu, throttles %llu, "
 		     "refused %llu, readers beyond K %llu\n",
 		json_object_object_get_ex(j, "mode", &mode) ? json_object_get_string(mode) : "?",
-		(unsigned long long)run_u64(j, "grants"), (unsigned long long)run_u64(j, "expiries"),
-		(unsigned long long)run_u64(j, "throttles"),
-		(unsigned long long)run_u64(j, "grants_refused"),
-		(unsigned long long)run_u64(j, "reader_overflows"));
+		(unsigned long long)sp_cli_json_u64(j, "grants"), (unsigned long long)sp_cli_json_u64(j, "expiries"),
+		(unsigned long long)sp_cli_json_u64(j, "throttles"),
+		(unsigned long long)sp_cli_json_u64(j, "grants_refused"),
+		(unsigned long long)sp_cli_json_u64(j, "reader_overflows"));
 }
 
 static const char *run_comm(json_object *j, pid_t pid)
@@ -90,7 +85,7 @@ static const char *run_comm(json_object *j, pid_t pid)
 	for (size_t i = 0; i < json_object_array_length(threads); i++) {
 		json_object *t = json_object_array_get_idx(threads, i), *name;
 
-		if ((pid_t)run_u64(t, "tid") == pid && json_object_object_get_ex(t, "name", &name))
+		if ((pid_t)sp_cli_json_u64(t, "tid") == pid && json_object_object_get_ex(t, "name", &name))
 			return json_object_get_string(name);
 	}
 	return NULL;
@@ -186,7 +181,7 @@ int run_summary(FILE *out, const char *dir, const char *prefix, const char *suff
 				continue;
 			}
 			nread++;
-			if (out && !run_u64(j, "blockings") && pass == 1) {
+			if (out && !sp_cli_json_u64(j, "blockings") && pass == 1) {
 				quiet++; /* a descendant with nothing to say */
 			} else if (out) {
 				const char *comm = run_comm(j, procs[i].pid);
