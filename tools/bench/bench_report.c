@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "sp_results_table.h"
 
 #define SP_BENCH_UNBOUNDED_K 64u /* the core's maximum: every reader tracked */
 
@@ -22,16 +23,6 @@ void bench_result_finish(struct bench_result *r)
 		r->boost_p50 = sp_hist_quantile(&r->boost_hist, 50, 100);
 		r->boost_p99 = sp_hist_quantile(&r->boost_hist, 99, 100);
 	}
-}
-
-static double ms(uint64_t ns)
-{
-	return (double)ns / 1e6;
-}
-
-static double pct(double v, double base)
-{
-	return base > 0 ? 100.0 * (v - base) / base : 0.0;
 }
 
 static const char *label(const struct bench_result *r, char *buf, size_t cap)
@@ -67,9 +58,8 @@ void bench_print_header(FILE *f, const struct bench_opts *o, enum bench_scenario
 			"rt_cpu", "boost_us", "grants", "expired");
 		return;
 	}
-	fprintf(f, "%-22s %9s %8s %8s %9s %8s %7s %6s %8s %6s %7s %7s %7s %6s %13s\n", "policy",
-		"blockings", "p50_ms", "p99_ms", "p99.9_ms", "max_ms", "frames", "janky", "hog_lost",
-		"cpu_s", "grants", "expired", "h_wait", "rt_cpu", "boost_us");
+	sp_results_print_columns(f);
+	fprintf(f, " %6s %13s\n", "rt_cpu", "boost_us");
 }
 
 static double rt_share(const struct bench_result *r)
@@ -86,6 +76,7 @@ static bool sp_row(const struct bench_result *r)
 
 void bench_print_row(FILE *f, const struct bench_result *r, const struct bench_result *none)
 {
+	struct sp_results_row row = { 0 };
 	char name[40];
 
 	label(r, name, sizeof(name));
@@ -93,24 +84,26 @@ void bench_print_row(FILE *f, const struct bench_result *r, const struct bench_r
 		fprintf(f, "%-22s skipped: %s\n", name, r->note);
 		return;
 	}
-	fprintf(f, "%-22s %9llu %8.2f %8.2f %9.2f %8.2f %7llu %6llu", name,
-		(unsigned long long)r->blockings, ms(r->p50), ms(r->p99), ms(r->p999), ms(r->max),
-		(unsigned long long)r->frames, (unsigned long long)r->janky);
-	if (r == none)
-		fprintf(f, " %8s", "base");
-	else if (none && !none->skipped && none->hog_iters)
-		fprintf(f, " %7.1f%%", -pct((double)r->hog_iters / r->seconds,
-					    (double)none->hog_iters / none->seconds));
-	else
-		fprintf(f, " %8s", "-");
-	fprintf(f, " %6.2f", r->cpu_s);
-	if (r->policy == PO_SUPERPASS || r->policy == PO_PRELOAD)
-		fprintf(f, " %7llu %7llu", (unsigned long long)r->grants,
-			(unsigned long long)r->expiries);
-	else
-		fprintf(f, " %7s %7s", "-", "-");
-	fprintf(f, " %6.0f%%", r->blocked_ns ? 100.0 * (double)r->holder_wait_ns /
-						       (double)r->blocked_ns : 0.0);
+	row.label = name;
+	row.blockings = r->blockings;
+	row.p50 = r->p50;
+	row.p99 = r->p99;
+	row.p999 = r->p999;
+	row.max = r->max;
+	row.frames = r->frames;
+	row.janky = r->janky;
+	row.base = r == none;
+	row.has_hog_lost = none && !none->skipped && none->hog_iters;
+	if (row.has_hog_lost)
+		row.hog_lost_pct = -sp_results_pct((double)r->hog_iters / r->seconds,
+					(double)none->hog_iters / none->seconds);
+	row.cpu_s = r->cpu_s;
+	row.has_grants = sp_row(r);
+	row.grants = r->grants;
+	row.expiries = r->expiries;
+	row.blocked_ns = r->blocked_ns;
+	row.holder_wait_ns = r->holder_wait_ns;
+	sp_results_print_row(f, &row);
 	if (sp_row(r))
 		fprintf(f, " %5.2f%% %6.0f/%-6.0f", rt_share(r), (double)r->boost_p50 / 1e3,
 			(double)r->boost_p99 / 1e3);
@@ -137,13 +130,12 @@ void bench_print_summary(FILE *f, const struct bench_result *rs, int n, enum ben
 
 		if (r->scenario != sc || r == none || r->skipped)
 			continue;
-		fprintf(f, "  %-20s vs none: P99.9 %+6.1f%%, blockings %+6.1f%%, janky %+6.1f%%, "
-			   "hog work %+5.1f%%\n",
-			label(r, name, sizeof(name)), pct((double)r->p999, (double)none->p999),
-			pct((double)r->blockings, (double)none->blockings),
-			pct((double)r->janky, (double)none->janky),
-			pct((double)r->hog_iters / r->seconds,
-			    (double)none->hog_iters / none->seconds));
+		sp_results_print_vs_none(f, label(r, name, sizeof(name)),
+					 sp_results_pct((double)r->p999, (double)none->p999),
+					 sp_results_pct((double)r->blockings, (double)none->blockings),
+					 sp_results_pct((double)r->janky, (double)none->janky),
+					 sp_results_pct((double)r->hog_iters / r->seconds,
+					     (double)none->hog_iters / none->seconds));
 	}
 }
 
@@ -272,7 +264,7 @@ void bench_print_repeats(FILE *f, const struct bench_opts *o, const struct bench
 						none = &rs[rep * rows + j];
 				if (r->skipped || !none || none->skipped || !none->hog_iters)
 					continue;
-				v[n++] = -pct((double)r->hog_iters / r->seconds,
+				v[n++] = -sp_results_pct((double)r->hog_iters / r->seconds,
 					      (double)none->hog_iters / none->seconds);
 			}
 			if (n)

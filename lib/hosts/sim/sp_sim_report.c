@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Reports in the shape of `superpass bench` (tools/bench/bench_report.c):
- * the same columns, the same summary lines and the same JSON record keys,
- * so one script reads both. Simulated figures: hog_lost compares the
+ * the same columns and summary lines (lib/util/sp_results_table.h prints
+ * both) and the same JSON record keys, so one script reads both. Simulated figures: hog_lost compares the
  * background CPU work with the `none` run of the same length; cpu_s is
  * the simulated CPU time used; nothing here reads a real clock, so the
  * output of a run is a function of its input and seed.
@@ -13,19 +13,10 @@
 
 #include <json-c/json.h>
 
+#include "sp_results_table.h"
 #include "sp_sim_internal.h"
 
 #define SP_UNBOUNDED_K 64u
-
-static double sp_ms(uint64_t ns)
-{
-	return (double)ns / 1e6;
-}
-
-static double sp_pct(double v, double base)
-{
-	return base > 0 ? 100.0 * (v - base) / base : 0.0;
-}
 
 const char *sp_sim_policy_label(const struct sp_sim_result *r, char *buf, size_t cap)
 {
@@ -42,32 +33,28 @@ void sp_sim_print_header(FILE *f, const char *scenario, uint32_t cpus, uint64_t 
 {
 	fprintf(f, "\n== %s: simulated, %u CPUs, %.1f s per policy\n", scenario, cpus,
 		(double)duration_ns / 1e9);
-	fprintf(f, "%-22s %9s %8s %8s %9s %8s %7s %6s %8s %6s %7s %7s %7s\n", "policy", "blockings",
-		"p50_ms", "p99_ms", "p99.9_ms", "max_ms", "frames", "janky", "hog_lost", "cpu_s",
-		"grants", "expired", "h_wait");
+	sp_results_print_columns(f);
+	fprintf(f, "\n");
 }
 
 void sp_sim_print_row(FILE *f, const struct sp_sim_result *r, const struct sp_sim_result *none)
 {
 	char name[40];
+	struct sp_results_row row = {
+		.label = sp_sim_policy_label(r, name, sizeof(name)),
+		.blockings = r->blockings, .p50 = r->p50, .p99 = r->p99, .p999 = r->p999,
+		.max = r->max, .frames = r->frames, .janky = r->janky,
+		.base = r == none,
+		.has_hog_lost = none && none->bg_work_ns,
+		.cpu_s = (double)r->busy_ns / 1e9,
+		.has_grants = r->policy == SP_SIM_POL_SUPERPASS || r->policy == SP_SIM_POL_UX_WRITER,
+		.grants = r->grants, .expiries = r->expiries,
+		.blocked_ns = r->blocked_ns, .holder_wait_ns = r->holder_wait_ns,
+	};
 
-	fprintf(f, "%-22s %9llu %8.2f %8.2f %9.2f %8.2f %7llu %6llu", sp_sim_policy_label(r, name, sizeof(name)),
-		(unsigned long long)r->blockings, sp_ms(r->p50), sp_ms(r->p99), sp_ms(r->p999),
-		sp_ms(r->max), (unsigned long long)r->frames, (unsigned long long)r->janky);
-	if (r == none)
-		fprintf(f, " %8s", "base");
-	else if (none && none->bg_work_ns)
-		fprintf(f, " %7.1f%%", -sp_pct((double)r->bg_work_ns, (double)none->bg_work_ns));
-	else
-		fprintf(f, " %8s", "-");
-	fprintf(f, " %6.2f", (double)r->busy_ns / 1e9);
-	if (r->policy == SP_SIM_POL_SUPERPASS || r->policy == SP_SIM_POL_UX_WRITER)
-		fprintf(f, " %7llu %7llu", (unsigned long long)r->grants,
-			(unsigned long long)r->expiries);
-	else
-		fprintf(f, " %7s %7s", "-", "-");
-	fprintf(f, " %6.0f%%", r->blocked_ns ? 100.0 * (double)r->holder_wait_ns /
-						       (double)r->blocked_ns : 0.0);
+	if (row.has_hog_lost)
+		row.hog_lost_pct = -sp_results_pct((double)r->bg_work_ns, (double)none->bg_work_ns);
+	sp_results_print_row(f, &row);
 	if (r->stalled)
 		fprintf(f, "  (%llu threads stalled)", (unsigned long long)r->stalled);
 	if (r->blockings && r->blockings < 1000)
@@ -90,12 +77,11 @@ void sp_sim_print_summary(FILE *f, const struct sp_sim_result *rs, int n)
 
 		if (r == none)
 			continue;
-		fprintf(f, "  %-20s vs none: P99.9 %+6.1f%%, blockings %+6.1f%%, janky %+6.1f%%, "
-			   "hog work %+5.1f%%\n",
-			sp_sim_policy_label(r, name, sizeof(name)), sp_pct((double)r->p999, (double)none->p999),
-			sp_pct((double)r->blockings, (double)none->blockings),
-			sp_pct((double)r->janky, (double)none->janky),
-			sp_pct((double)r->bg_work_ns, (double)none->bg_work_ns));
+		sp_results_print_vs_none(f, sp_sim_policy_label(r, name, sizeof(name)),
+					 sp_results_pct((double)r->p999, (double)none->p999),
+					 sp_results_pct((double)r->blockings, (double)none->blockings),
+					 sp_results_pct((double)r->janky, (double)none->janky),
+					 sp_results_pct((double)r->bg_work_ns, (double)none->bg_work_ns));
 	}
 }
 
