@@ -126,28 +126,16 @@ int bench_parse(int argc, char **argv, struct bench_opts *o)
 	long v;
 	int c;
 
-	memset(o, 0, sizeof(*o));
-	o->duration_s = 2.0;
-	o->repeat = 3;
-	o->scenarios = (1u << SC_NR) - 1;
-	o->policies = (1u << PO_NR) - 1;
-	o->hogs = 4;
-	o->holders = 2;
-	o->readers = 8;
-	o->ui_nice = -10;
-	o->bg_nice = 19;
-	o->hog_nice = 0;
-	o->cs_us = 500;
-	o->ui_cs_us = 50;
-	o->ui_work_us = 1000;
-	o->locks_per_frame = 4;
-	o->gap_us = 4000;
-	o->seed = 1;
-	o->prio = 1;
-	o->budget_ms = 20;
-	o->k[0] = 1; o->k[1] = 2; o->k[2] = 4; o->k[3] = 8; o->k[4] = 64;
-	o->nr_k = 5;
-	o->child_scenario = -1;
+	*o = (struct bench_opts){
+		.duration_s = 2.0, .repeat = 3,
+		.scenarios = (1u << SC_NR) - 1, .policies = (1u << PO_NR) - 1,
+		.hogs = 4, .holders = 2, .readers = 8,
+		.ui_nice = -10, .bg_nice = 19, .hog_nice = 0,
+		.cs_us = 500, .ui_cs_us = 50, .ui_work_us = 1000, .locks_per_frame = 4,
+		.gap_us = 4000, .seed = 1, .prio = 1, .budget_ms = 20,
+		.k = { 1, 2, 4, 8, 64 }, .nr_k = 5,
+		.child_scenario = -1,
+	};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":d:r:s:p:qh", lo, NULL)) != -1) {

@@ -76,7 +76,7 @@ static bool sp_row(const struct bench_result *r)
 
 void bench_print_row(FILE *f, const struct bench_result *r, const struct bench_result *none)
 {
-	struct sp_results_row row = { 0 };
+	struct sp_results_row row;
 	char name[40];
 
 	label(r, name, sizeof(name));
@@ -84,25 +84,20 @@ void bench_print_row(FILE *f, const struct bench_result *r, const struct bench_r
 		fprintf(f, "%-22s skipped: %s\n", name, r->note);
 		return;
 	}
-	row.label = name;
-	row.blockings = r->blockings;
-	row.p50 = r->p50;
-	row.p99 = r->p99;
-	row.p999 = r->p999;
-	row.max = r->max;
-	row.frames = r->frames;
-	row.janky = r->janky;
-	row.base = r == none;
-	row.has_hog_lost = none && !none->skipped && none->hog_iters;
+	row = (struct sp_results_row){
+		.label = name,
+		.blockings = r->blockings, .p50 = r->p50, .p99 = r->p99, .p999 = r->p999,
+		.max = r->max, .frames = r->frames, .janky = r->janky,
+		.base = r == none,
+		.has_hog_lost = none && !none->skipped && none->hog_iters,
+		.cpu_s = r->cpu_s,
+		.has_grants = sp_row(r),
+		.grants = r->grants, .expiries = r->expiries,
+		.blocked_ns = r->blocked_ns, .holder_wait_ns = r->holder_wait_ns,
+	};
 	if (row.has_hog_lost)
 		row.hog_lost_pct = -sp_results_pct((double)r->hog_iters / r->seconds,
-					(double)none->hog_iters / none->seconds);
-	row.cpu_s = r->cpu_s;
-	row.has_grants = sp_row(r);
-	row.grants = r->grants;
-	row.expiries = r->expiries;
-	row.blocked_ns = r->blocked_ns;
-	row.holder_wait_ns = r->holder_wait_ns;
+						   (double)none->hog_iters / none->seconds);
 	sp_results_print_row(f, &row);
 	if (sp_row(r))
 		fprintf(f, " %5.2f%% %6.0f/%-6.0f", rt_share(r), (double)r->boost_p50 / 1e3,
