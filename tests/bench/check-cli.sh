@@ -10,30 +10,16 @@
 #   check-cli.sh SUPERPASS
 set -eu
 sp=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/../cli-lib.sh"
 
 # expect_reject WANT ARGS...: exit 2, stderr contains WANT, stdout empty.
 expect_reject() {
 	want=$1
 	shift
-	set +e
-	"$sp" bench "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	set -e
-	if [ "$rc" -ne 2 ]; then
-		echo "FAIL: bench $*: exit $rc, want 2"
-		fail=1
-	elif ! grep -qF -- "$want" "$tmp/err"; then
-		echo "FAIL: bench $*: stderr lacks '$want':"
-		cat "$tmp/err"
-		fail=1
-	elif [ -s "$tmp/out" ]; then
-		echo "FAIL: bench $*: printed something on stdout (ran?)"
-		fail=1
-	else
-		echo "ok: bench $* -> $(head -n 1 "$tmp/err")"
+	cli_expect_rc 2 "bench $*" "$sp" bench "$@" || return 0
+	cli_expect_err "$want" "bench $*" || return 0
+	if [ -s "$tmp/out" ]; then
+		cli_fail "bench $*: printed something on stdout (ran?)"
 	fi
 }
 
@@ -62,9 +48,9 @@ expect_reject "unknown option" --no-such-option
 # A writable --json is accepted by the parser (checked with --help, which
 # stops after parsing), and --help names every long option.
 "$sp" bench --json "$tmp/ok.json" --help >"$tmp/help" ||
-	{ echo "FAIL: --json to a writable path rejected"; fail=1; }
+	cli_fail "--json to a writable path rejected"
 for opt in --duration --repeat --scenarios --policies --k --json --quiet; do
-	grep -qF -- "$opt" "$tmp/help" || { echo "FAIL: --help lacks $opt"; fail=1; }
+	grep -qF -- "$opt" "$tmp/help" || cli_fail "--help lacks $opt"
 done
 
 # steal_s: seconds, never negative where /proc/stat counts steal (Linux
@@ -73,16 +59,14 @@ if "$sp" bench -q -s mutex -p none,superpass-preload -d 0.2 -r 1 --json "$tmp/r.
 	>"$tmp/out" 2>"$tmp/err"; then
 	n=$(grep -o '"steal_s": [0-9][0-9.]*' "$tmp/r.json" | wc -l)
 	if [ "$n" -ne 2 ]; then
-		echo "FAIL: $n of 2 runs carry steal_s:"
+		cli_fail "$n of 2 runs carry steal_s:"
 		cat "$tmp/r.json"
-		fail=1
 	else
 		echo "ok: both runs carry steal_s"
 	fi
 else
-	echo "FAIL: a 0.2 s run failed:"
+	cli_fail "a 0.2 s run failed:"
 	cat "$tmp/err"
-	fail=1
 fi
 # --k applies to superpass-preload's rwlock rows too (its K in the JSON),
 # one row per K; without --k it runs the interposer's default, 4.
@@ -91,15 +75,12 @@ if "$sp" bench -q -s rwlock -p superpass-preload --k 2,8 -d 0.2 -r 1 --json "$tm
 	ks=$(tr -d ' \n' < "$tmp/k.json" | grep -o '"policy":"superpass-preload","k":[0-9]*' |
 		sed 's/.*://' | tr '\n' ' ')
 	if [ "$ks" != "2 8 " ]; then
-		echo "FAIL: --k 2,8: superpass-preload rows with K '$ks', want '2 8 '"
-		fail=1
+		cli_fail "--k 2,8: superpass-preload rows with K '$ks', want '2 8 '"
 	else
 		echo "ok: --k 2,8 runs superpass-preload at K 2 and 8"
 	fi
 else
-	echo "FAIL: a 0.2 s rwlock run failed:"
+	cli_fail "a 0.2 s rwlock run failed:"
 	cat "$tmp/err"
-	fail=1
 fi
-[ "$fail" -eq 0 ] && echo "bench_cli: all passed"
-exit "$fail"
+cli_done bench_cli

@@ -7,9 +7,8 @@
 set -eu
 sp=$1
 fx=$2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay-cli.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../cli-lib.sh"
+fail() { cli_die "$@"; }
 
 "$sp" replay "$fx/lockpair-record.trace.gz" --critical waiter -p none,superpass \
 	--workload "$tmp/w.json" --json "$tmp/r.json" --svg "$tmp/r.svg" > "$tmp/out"
@@ -67,38 +66,32 @@ for pol in none superpass; do
 	[ -n "$max" ] && [ "$max" -gt 0 ] && [ "$emax" = "$max" ] ||
 		fail "--events $pol: longest critical wait $emax ns, the row's max_ns ${max:-none}"
 done
-set +e
-"$sp" replay "$fx/lockpair-record.trace.gz" --critical waiter -p none \
-	--events "$tmp/nodir/ev" > /dev/null 2> "$tmp/e"
-rc=$?
-set -e
+cli_run "$sp" replay "$fx/lockpair-record.trace.gz" --critical waiter -p none \
+	--events "$tmp/nodir/ev"
 [ "$rc" = 1 ] || fail "--events into a missing directory: exit $rc, not 1"
-grep -q "$tmp/nodir/ev" "$tmp/e" || fail "--events: the error does not name the file"
+grep -q "$tmp/nodir/ev" "$tmp/err" || fail "--events: the error does not name the file"
 
 expect2() {
 	what=$1
 	shift
-	set +e
-	"$sp" replay "$@" > "$tmp/o" 2> "$tmp/e"
-	rc=$?
-	set -e
+	cli_run "$sp" replay "$@"
 	[ "$rc" = 2 ] || fail "$what: exit $rc, not 2"
 }
 expect2 "missing file" "$tmp/nope.trace"
-grep -q "$tmp/nope.trace" "$tmp/e" || fail "missing file: error does not name it"
+grep -q "$tmp/nope.trace" "$tmp/err" || fail "missing file: error does not name it"
 printf 'garbage\n\001\002\003\n' > "$tmp/junk"
 expect2 "junk" "$tmp/junk"
-grep -q "$tmp/junk" "$tmp/e" || fail "junk: error does not name the file"
+grep -q "$tmp/junk" "$tmp/err" || fail "junk: error does not name the file"
 : > "$tmp/empty"
 expect2 "empty" "$tmp/empty"
 expect2 "no critical match" "$fx/lockpair-record.trace.gz" --critical nosuchthread
-grep -q "critical" "$tmp/e" || fail "no critical match: error does not say so"
+grep -q "critical" "$tmp/err" || fail "no critical match: error does not say so"
 expect2 "bad policy" "$fx/lockpair-record.trace.gz" -p bogus
 expect2 "bad boost latency" "$fx/lockpair-record.trace.gz" --boost-latency-us soon
-grep -q -- "--boost-latency-us" "$tmp/e" || fail "bad boost latency: error does not name the option"
+grep -q -- "--boost-latency-us" "$tmp/err" || fail "bad boost latency: error does not name the option"
 for bad in 0 100 x; do
 	expect2 "--runs $bad" "$fx/lockpair-record.trace.gz" --runs "$bad"
-	grep -q -- "--runs" "$tmp/e" || fail "--runs $bad: error does not name the option"
+	grep -q -- "--runs" "$tmp/err" || fail "--runs $bad: error does not name the option"
 done
 expect2 "no trace" 
 echo ok

@@ -8,33 +8,14 @@
 #   check-cli.sh SUPERPASS PROBE BUILD_DIR LIBDIR
 set -eu
 sp=$1 probe=$2 build=$3 libdir=$4
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-
-expect_rc() { # WANT DESCRIPTION CMD...: runs CMD, stderr in $tmp/err
-	want=$1 what=$2
-	shift 2
-	set +e
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	set -e
-	if [ "$rc" -ne "$want" ]; then
-		echo "FAIL: $what: exit $rc, want $want"; cat "$tmp/err"; fail=1
-		return 1
-	fi
-	echo "ok: $what: exit $rc"
-}
-expect_err() { # TEXT DESCRIPTION: $tmp/err has TEXT
-	if ! grep -qF -- "$1" "$tmp/err"; then
-		echo "FAIL: $2: stderr lacks '$1':"; cat "$tmp/err"; fail=1
-	fi
-}
+. "$(dirname "$0")/../cli-lib.sh"
+expect_rc() { cli_expect_rc "$@"; }   # WANT DESCRIPTION CMD...
+expect_err() { cli_expect_err "$@" || :; } # TEXT DESCRIPTION
 
 # --help: exit 0, and every option the parser takes is in it.
 expect_rc 0 "--help" "$sp" run --help
 for o in --critical --k --prio --budget-us --mode --stats --quiet --help; do
-	grep -qF -- "$o" "$tmp/out" || { echo "FAIL: --help lacks $o"; fail=1; }
+	grep -qF -- "$o" "$tmp/out" || cli_fail "--help lacks $o"
 done
 
 # Bad options: 125, and the message names what was wrong.
@@ -75,7 +56,7 @@ expect_err "exited with status 3" "exit 3"
 expect_rc 143 "SIGTERM" "$sp" run -c main -- /bin/sh -c 'kill -TERM $$'
 expect_err "killed by signal 15" "SIGTERM"
 expect_rc 0 "-q" "$sp" run -q -c main -- /bin/sh -c 'exit 0'
-[ ! -s "$tmp/err" ] || { echo "FAIL: -q printed a summary"; cat "$tmp/err"; fail=1; }
+[ ! -s "$tmp/err" ] || { cli_fail "-q printed a summary"; cat "$tmp/err"; }
 
 # A real critical blocking: the probe's main thread waits for a nice 19
 # holder. The summary has its count, percentiles and the fast track. A file
@@ -91,11 +72,11 @@ for t in "critical threads main: sp_probe (tid" "blockings 1: P50" "P99.9" "max"
 	expect_err "$t" "summary"
 done
 if grep -q "pid 1[ ,]\|blockings 99" "$tmp/err"; then
-	echo "FAIL: the summary read an earlier run's file:"; cat "$tmp/err"; fail=1
+	cli_fail "the summary read an earlier run's file:"; cat "$tmp/err"
 fi
 rm -f "$tmp/st-1.json"
-ls "$tmp"/st-*.json >/dev/null 2>&1 || { echo "FAIL: --stats file missing"; fail=1; }
-grep -q '"blockings": 1' "$tmp"/st-*.json || { echo "FAIL: --stats JSON"; fail=1; }
+ls "$tmp"/st-*.json >/dev/null 2>&1 || cli_fail "--stats file missing"
+grep -q '"blockings": 1' "$tmp"/st-*.json || cli_fail "--stats JSON"
 
 # The settings reach the command; an LD_PRELOAD that was set is kept.
 # (ASan would refuse to start a sanitized superpass with libm preloaded
@@ -105,11 +86,11 @@ LD_PRELOAD=/lib/x86_64-linux-gnu/libm.so.6 expect_rc 0 "environment" \
 	"$sp" run -q -c main,sp-ui --k 2 --prio 3 --budget-us 500 --mode nice -- /usr/bin/env
 for t in "SUPERPASS_CRITICAL=main,sp-ui" "SUPERPASS_READERS=2" "SUPERPASS_PRIO=3" \
 	"SUPERPASS_BUDGET_US=500" "SUPERPASS_MODE=nice"; do
-	grep -qF -- "$t" "$tmp/out" || { echo "FAIL: environment lacks $t"; fail=1; }
+	grep -qF -- "$t" "$tmp/out" || cli_fail "environment lacks $t"
 done
 # (a sanitized build puts its sanitizer runtime first)
 grep -q '^LD_PRELOAD=\(.*:\)\?/lib/x86_64-linux-gnu/libm.so.6:.*libsuperpass-preload.so$' "$tmp/out" ||
-	{ echo "FAIL: LD_PRELOAD not kept, or no interposer:"; grep LD_PRELOAD "$tmp/out"; fail=1; }
+	{ cli_fail "LD_PRELOAD not kept, or no interposer:"; grep LD_PRELOAD "$tmp/out"; }
 
 # Installed: the copy in PREFIX/bin uses PREFIX/LIBDIR's interposer.
 if [ "$libdir" = lib ]; then
@@ -117,8 +98,8 @@ if [ "$libdir" = lib ]; then
 	LD_LIBRARY_PATH="$tmp/inst/lib" expect_rc 0 "installed" \
 		"$tmp/inst/bin/superpass" run -q -c main -- /usr/bin/env
 	grep -q "^LD_PRELOAD=.*$tmp/inst/lib/libsuperpass-preload.so" "$tmp/out" ||
-		{ echo "FAIL: installed copy used another interposer:"; grep LD_PRELOAD "$tmp/out"; fail=1; }
+		{ cli_fail "installed copy used another interposer:"; grep LD_PRELOAD "$tmp/out"; }
 else
 	echo "note: CMAKE_INSTALL_LIBDIR=$libdir: install check needs 'lib' (relocatable)"
 fi
-exit $fail
+exit "$fail"

@@ -4,26 +4,13 @@
 # bad input. usage: check-cli.sh SUPERPASS FIXTURES
 set -u
 sp=$1 fx=$2
-tmp=${TMPDIR:-/tmp}/trace-cli.$$
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/../cli-lib.sh"
 expect() { # CODE PATTERN(stderr+stdout) CMD...
-	code=$1 pat=$2
-	shift 2
-	"$@" > "$tmp/out" 2>&1
-	rc=$?
-	if [ "$rc" != "$code" ] || ! grep -q -- "$pat" "$tmp/out"; then
-		echo "FAIL: $* -> exit $rc (want $code), output:"
-		sed 's/^/    /' "$tmp/out"
-		fail=1
-	else
-		echo "ok: $* -> $rc"
-	fi
+	cli_expect_output "$@" || :
 }
 expect 0 "waiter (tid" "$sp" analyze "$fx/lockpair-record.trace.gz" --critical waiter \
 	--json "$tmp/a.json" --chrome "$tmp/a.chrome.json" --svg "$tmp/a.svg"
-[ -s "$tmp/a.json" ] && [ -s "$tmp/a.chrome.json" ] && [ -s "$tmp/a.svg" ] || { echo "FAIL: outputs"; fail=1; }
+[ -s "$tmp/a.json" ] && [ -s "$tmp/a.chrome.json" ] && [ -s "$tmp/a.svg" ] || cli_fail "outputs"
 expect 0 "waiter (tid" "$sp" analyze "$fx/lockpair.dat.gz" --critical waiter
 : > "$tmp/empty"
 expect 2 "no event to analyse" "$sp" analyze "$tmp/empty"
@@ -42,4 +29,4 @@ expect 0 "waiter (tid" "$sp" analyze "$fx/lockpair-record.trace.gz" --critical w
 expect 2 "which trace" "$sp" analyze
 expect 0 "usage: superpass analyze" "$sp" analyze --help
 expect 2 "give a command" "$sp" record
-exit $fail
+exit "$fail"
