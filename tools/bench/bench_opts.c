@@ -176,26 +176,16 @@ int bench_parse(int argc, char **argv, struct bench_opts *o)
 			break;
 		case O_CHILD: if (parse_long(optarg, 0, SC_NR - 1, &v, "--internal-child")) return -1; o->child_scenario = (int)v; break;
 		case O_RESULT: o->child_result = optarg; break;
-		case O_K: {
-			int64_t ks[BENCH_MAX_K];
-			int n = sp_cli_int_list(BENCH_CMD, "--k", optarg, 1, 64, ks, BENCH_MAX_K);
-
-			if (n < 0)
+		case O_K:
+			o->nr_k = sp_cli_u32_list(BENCH_CMD, "--k", optarg, 1, 64, o->k, BENCH_MAX_K);
+			if (o->nr_k < 0)
 				return -1;
-			for (int i = 0; i < n; i++)
-				o->k[i] = (uint32_t)ks[i];
-			o->nr_k = n;
 			o->k_given = true;
 			break;
-		}
 		case 'q': o->quiet = true; break;
 		case 'h': bench_usage(stdout); return 1;
-		case ':':
-			fprintf(stderr, "superpass bench: option '%s' needs a value\n", argv[optind - 1]);
-			return -1;
 		default:
-			fprintf(stderr, "superpass bench: unknown option '%s' (see superpass bench --help)\n",
-				argv[optind - 1]);
+			sp_cli_bad_option(BENCH_CMD, c, argv);
 			return -1;
 		}
 	}

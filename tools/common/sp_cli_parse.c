@@ -5,8 +5,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sp_cli_parse.h"
+
+void sp_cli_bad_option(const char *cmd, int c, char *const *argv)
+{
+	if (c == ':')
+		fprintf(stderr, "%s: %s needs a value (see %s --help)\n", cmd, argv[optind - 1], cmd);
+	else
+		fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", cmd, argv[optind - 1],
+			cmd);
+}
 
 /* Digits only, as strtoull would otherwise take spaces, '+' and '-'. */
 static bool sp_cli_digits(const char *s)
@@ -111,27 +121,44 @@ int sp_cli_list(const char *cmd, const char *opt, const char *arg, size_t max_le
 
 struct sp_cli_ints {
 	const char *cmd, *opt;
-	int64_t lo, hi, *out;
+	int64_t lo, hi;
+	int64_t *out;     /* one of the two */
+	uint32_t *out32;
 	int n, cap;
 };
 
 static int sp_cli_int_item(const char *tok, void *arg)
 {
 	struct sp_cli_ints *c = arg;
+	int64_t v;
 
 	if (c->n == c->cap) {
 		fprintf(stderr, "%s: %s takes at most %d values\n", c->cmd, c->opt, c->cap);
 		return -1;
 	}
-	return sp_cli_int(c->cmd, c->opt, tok, c->lo, c->hi, &c->out[c->n++]);
+	if (sp_cli_int(c->cmd, c->opt, tok, c->lo, c->hi, &v))
+		return -1;
+	if (c->out)
+		c->out[c->n++] = v;
+	else
+		c->out32[c->n++] = (uint32_t)v;
+	return 0;
 }
 
+/* An integer has at most 20 characters: a longer item is refused as such. */
 int sp_cli_int_list(const char *cmd, const char *opt, const char *arg, int64_t lo, int64_t hi,
 		    int64_t *out, int cap)
 {
-	struct sp_cli_ints c = { cmd, opt, lo, hi, out, 0, cap };
+	struct sp_cli_ints c = { cmd, opt, lo, hi, out, NULL, 0, cap };
 
-	/* an integer has at most 20 characters: longer is refused as such */
+	return sp_cli_list(cmd, opt, arg, 64, sp_cli_int_item, &c) ? -1 : c.n;
+}
+
+int sp_cli_u32_list(const char *cmd, const char *opt, const char *arg, uint32_t lo, uint32_t hi,
+		    uint32_t *out, int cap)
+{
+	struct sp_cli_ints c = { cmd, opt, lo, hi, NULL, out, 0, cap };
+
 	return sp_cli_list(cmd, opt, arg, 64, sp_cli_int_item, &c) ? -1 : c.n;
 }
 

@@ -15,6 +15,11 @@
 
 #include "sp_vec.h"
 
+/* After getopt_long (with ':' first in its option string) returned @c,
+ * ':' for a missing value or anything else for an unknown option: says
+ * which, for argv[optind - 1], pointing to CMD --help. */
+void sp_cli_bad_option(const char *cmd, int c, char *const *argv);
+
 /* Quiet forms: true and *out set when @s is an integer in [lo, hi]. */
 bool sp_cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 bool sp_cli_parse_u64(const char *s, uint64_t hi, uint64_t *out);
@@ -37,6 +42,10 @@ int sp_cli_list(const char *cmd, const char *opt, const char *arg, size_t max_le
  * returns how many, or -1 (message printed). */
 int sp_cli_int_list(const char *cmd, const char *opt, const char *arg, int64_t lo, int64_t hi,
 		    int64_t *out, int cap);
+
+/* The same into uint32_t, for lists such as the reader-tracker bounds K. */
+int sp_cli_u32_list(const char *cmd, const char *opt, const char *arg, uint32_t lo, uint32_t hi,
+		    uint32_t *out, int cap);
 
 /* A comma list of names out of @names[0..nr) as a bit mask (bit i for
  * @names[i]); 0 or -1 (message printed, listing the names). */

@@ -219,13 +219,11 @@ int replay_main(int argc, char **argv)
 			policies |= 1u << SP_SIM_POL_NONE;
 			break;
 		case O_K:
-			nk = sp_cli_int_list(RP_CMD, "--k", optarg, 1, 64, list, RP_MAX_K);
+			nk = sp_cli_u32_list(RP_CMD, "--k", optarg, 1, 64, ks, RP_MAX_K);
 			if (nk < 0) {
 				status = 2;
 				goto out;
 			}
-			for (int i = 0; i < nk; i++)
-				ks[i] = (uint32_t)list[i];
 			break;
 		case O_CPUS:
 			if (sp_cli_int(RP_CMD, "--cpus", optarg, 1, 64, &v)) {
@@ -270,13 +268,8 @@ int replay_main(int argc, char **argv)
 			break;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); goto out;
-		case ':':
-			fprintf(stderr, "superpass replay: option '%s' needs a value\n", argv[optind - 1]);
-			status = 2;
-			goto out;
 		default:
-			fprintf(stderr, "superpass replay: unknown option '%s' (see superpass replay "
-					"--help)\n", argv[optind - 1]);
+			sp_cli_bad_option(RP_CMD, c, argv);
 			status = 2;
 			goto out;
 		}

@@ -128,12 +128,8 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		case 's': o->stats = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h': run_usage(stdout); return 1;
-		case ':':
-			fprintf(stderr, "superpass run: %s needs a value\n", argv[optind - 1]);
-			return -1;
 		default:
-			fprintf(stderr, "superpass run: unknown option '%s' (see --help)\n",
-				argv[optind - 1]);
+			sp_cli_bad_option(RUN_CMD, c, argv);
 			return -1;
 		}
 	}

@@ -123,18 +123,12 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 					     SP_SIM_POL_NR, &o->policies))
 				return -1;
 			break;
-		case O_K: {
-			int64_t ks[SIM_MAX_K];
-			int n = sp_cli_int_list(SIM_CMD, "--k", optarg, 1, 64, ks, SIM_MAX_K);
-
-			if (n < 0)
+		case O_K:
+			o->nr_k = sp_cli_u32_list(SIM_CMD, "--k", optarg, 1, 64, o->k, SIM_MAX_K);
+			if (o->nr_k < 0)
 				return -1;
-			for (int i = 0; i < n; i++)
-				o->k[i] = (uint32_t)ks[i];
-			o->nr_k = n;
 			o->k_given = true;
 			break;
-		}
 		case O_CRIT:
 			sp_cli_str_list_free(&o->crit);
 			if (sp_cli_str_list(SIM_CMD, "--critical", optarg, 4096, &o->crit))
@@ -213,12 +207,8 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 		case O_SPEED: o->speed = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': sim_usage(stdout); return 1;
-		case ':':
-			fprintf(stderr, "superpass sim: option '%s' needs a value\n", argv[optind - 1]);
-			return -1;
 		default:
-			fprintf(stderr, "superpass sim: unknown option '%s' (see superpass sim --help)\n",
-				argv[optind - 1]);
+			sp_cli_bad_option(SIM_CMD, c, argv);
 			return -1;
 		}
 	}
