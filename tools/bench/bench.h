@@ -94,6 +94,9 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 	      uint32_t k, struct bench_result *r);
 
 /* Fills p50..max from hist. */
+/* A fresh result of one run: zeroes, empty histograms, the row's identity. */
+void bench_result_init(struct bench_result *r, enum bench_scenario sc, enum bench_policy po,
+		       uint32_t k);
 void bench_result_finish(struct bench_result *r);
 
 /* bench_preload.c: the same run re-executed under LD_PRELOAD. */

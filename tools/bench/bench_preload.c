@@ -46,13 +46,7 @@ int bench_run_preload(const struct bench_opts *o, int argc, char **argv,
 	pid_t pid;
 	FILE *f;
 
-	memset(r, 0, sizeof(*r));
-	sp_hist_init(&r->hist);
-	sp_hist_init(&r->boost_hist);
-	r->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	r->scenario = sc;
-	r->policy = PO_PRELOAD;
-	r->k = sc == SC_RWLOCK ? k : 0;
+	bench_result_init(r, sc, PO_PRELOAD, k);
 	if (!lib) {
 		r->skipped = true;
 		snprintf(r->note, sizeof(r->note),

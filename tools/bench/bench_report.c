@@ -4,11 +4,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "sp_results_table.h"
 
 #define SP_BENCH_UNBOUNDED_K 64u /* the core's maximum: every reader tracked */
+
+void bench_result_init(struct bench_result *r, enum bench_scenario sc, enum bench_policy po,
+		       uint32_t k)
+{
+	memset(r, 0, sizeof(*r));
+	sp_hist_init(&r->hist);
+	sp_hist_init(&r->boost_hist);
+	r->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	r->scenario = sc;
+	r->policy = po;
+	r->k = sc == SC_RWLOCK ? k : 0;
+}
 
 void bench_result_finish(struct bench_result *r)
 {

@@ -424,13 +424,7 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 
 	if (!run)
 		return -ENOMEM;
-	memset(r, 0, sizeof(*r));
-	sp_hist_init(&r->hist);
-	sp_hist_init(&r->boost_hist);
-	r->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	r->scenario = sc;
-	r->policy = po;
-	r->k = sc == SC_RWLOCK ? k : 0;
+	bench_result_init(r, sc, po, k);
 	run->o = o;
 	run->sc = sc;
 	run->po = po;

@@ -27,6 +27,10 @@ bool kmod_present(void);
 int kmod_not_loaded(void);
 /* Reads DIR/NAME whole into a NUL-terminated malloc'd buffer: 0 or -errno. */
 int kmod_read(const char *name, char **out);
+/* kmod_read for the subcommand @cmd ("superpass kmod stats"): KMOD_OK, or
+ * KMOD_FAIL with the reason printed (the module not loaded, or the read
+ * failed). */
+int kmod_read_or_say(const char *cmd, const char *name, char **out);
 /* One write(2) of @text to DIR/NAME (the module parses one write at a
  * time): 0 or -errno. */
 int kmod_write(const char *name, const char *text);

@@ -128,13 +128,8 @@ static int kmod_config_main(int argc, char **argv)
 		fprintf(stderr, "superpass kmod config: give no argument (show) or KEY VALUE\n");
 		return KMOD_USAGE;
 	}
-	if (!kmod_present())
-		return kmod_not_loaded();
-	err = kmod_read("config", &cfg);
-	if (err) {
-		fprintf(stderr, "superpass kmod config: %s/config: %s\n", kmod_dir, strerror(-err));
+	if (kmod_read_or_say("superpass kmod config", "config", &cfg))
 		return KMOD_FAIL;
-	}
 	if (argc == 1) {
 		fputs(cfg, stdout);
 		free(cfg);

@@ -86,6 +86,21 @@ int kmod_read(const char *name, char **out)
 	return 0;
 }
 
+int kmod_read_or_say(const char *cmd, const char *name, char **out)
+{
+	int err;
+
+	*out = NULL;
+	if (!kmod_present())
+		return kmod_not_loaded();
+	err = kmod_read(name, out);
+	if (err) {
+		fprintf(stderr, "%s: %s/%s: %s\n", cmd, kmod_dir, name, strerror(-err));
+		return KMOD_FAIL;
+	}
+	return KMOD_OK;
+}
+
 int kmod_write(const char *name, const char *text)
 {
 	char *path = kmod_path(name);

@@ -113,7 +113,7 @@ int kmod_stats_main(int argc, char **argv)
 {
 	bool json = false;
 	char *buf;
-	int err, i, rc;
+	int i, rc;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
@@ -124,13 +124,8 @@ int kmod_stats_main(int argc, char **argv)
 			return KMOD_USAGE;
 		}
 	}
-	if (!kmod_present())
-		return kmod_not_loaded();
-	err = kmod_read("stats", &buf);
-	if (err) {
-		fprintf(stderr, "superpass kmod stats: %s/stats: %s\n", kmod_dir, strerror(-err));
+	if (kmod_read_or_say("superpass kmod stats", "stats", &buf))
 		return KMOD_FAIL;
-	}
 	rc = json ? kmod_stats_json(buf) : kmod_stats_table(buf);
 	free(buf);
 	return rc;

@@ -119,20 +119,14 @@ int kmod_list_main(int argc, char **argv)
 {
 	char *buf, *line, *save = NULL;
 	unsigned int n = 0;
-	int err;
 
 	(void)argv;
 	if (argc > 1) {
 		fprintf(stderr, "superpass kmod list: takes no arguments\n");
 		return KMOD_USAGE;
 	}
-	if (!kmod_present())
-		return kmod_not_loaded();
-	err = kmod_read("critical", &buf);
-	if (err) {
-		fprintf(stderr, "superpass kmod list: %s/critical: %s\n", kmod_dir, strerror(-err));
+	if (kmod_read_or_say("superpass kmod list", "critical", &buf))
 		return KMOD_FAIL;
-	}
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char comm[64] = "?", pid[32] = "?";
 		long tid;
