@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# ctest "abi_parser": check-exports.sh finds exactly the declarations of
+# ctest "abi.parser": check-exports.sh finds exactly the declarations of
 # tests/abi/fixture/superpass/*.h (multi-line, attributes, function
 # pointers, static inline bodies, system headers...) listed in
 # fixture/expected.txt. If abi_exports ever misses or invents a name, add
