@@ -17,6 +17,7 @@ packages=(
 	busybox-static cpio
 	libtracecmd-dev libtraceevent-dev libtracefs-dev  # superpass::trace, record
 	libjson-c-dev zlib1g-dev trace-cmd        # analyze output, gzip traces, fixtures
+	python3                                   # checks/layering.py: the layout tests
 )
 
 as_root=()
