@@ -49,7 +49,7 @@ test_build plain -LE qemu
 # -FA: the module builds (their fixture setup) ran just above.
 stage "plain build: the amd64 QEMU boots (6.1 and 6.12 at once)"
 t=$(date +%s)
-test_build plain -L qemu -j 2 -FA 'kmod_built_.*'
+test_build plain -L qemu -j 2 -FA 'kmod\.built-.*'
 elapsed "amd64 QEMU boots" "$t"
 
 # arm64: everything cross-built (cmake/aarch64-linux-gnu.cmake; without
@@ -71,7 +71,7 @@ stage "arm64 build: the arm64 QEMU boot, beside the sanitizer builds' compiles"
 boot_log=$out/arm64-qemu-boot.log
 # Its own session, so that a failure below can stop it and its QEMU.
 setsid bash -c 'cd "$1" && shift && exec "$@"' _ "$PWD" \
-	ctest --test-dir "$out/arm64" --output-on-failure --timeout 900 -L qemu -FA 'kmod_built_.*' \
+	ctest --test-dir "$out/arm64" --output-on-failure --timeout 900 -L qemu -FA 'kmod\.built-.*' \
 	>"$boot_log" 2>&1 &
 boot_pid=$!
 trap 'kill -- -"$boot_pid" 2>/dev/null || true' EXIT

@@ -11,12 +11,13 @@ packages=(
 	rt-app                                    # the same workloads on the real kernel
 	rt-tests                                  # cyclictest: the wakeup floor behind boost_us
 	linux-headers-amd64 kmod                  # kernel module build (6.1)
-	linux-headers-rt-amd64                    # kmod_build_rt: PREEMPT_RT is refused (6.1)
+	linux-headers-rt-amd64                    # kmod.build-rt: PREEMPT_RT is refused (6.1)
 	qemu-system-x86 linux-image-amd64         # kernel module end-to-end test (6.1)
 	dwarves                                   # pahole: the 6.12 headers' BTF step
 	busybox-static cpio
 	libtracecmd-dev libtraceevent-dev libtracefs-dev  # superpass::trace, record
 	libjson-c-dev zlib1g-dev trace-cmd        # analyze output, gzip traces, fixtures
+	python3                                   # checks/layering.py: the layout tests
 )
 
 as_root=()
@@ -26,7 +27,7 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 # Linux 6.12 (the current LTS) next to bookworm's 6.1: bookworm-backports,
-# a suite of Debian's own archive. kmod_build_6.12 / kmod_qemu_6.12 use it.
+# a suite of Debian's own archive. kmod.build-6.12 / kmod.qemu-6.12 use it.
 if [ ! -e /etc/apt/sources.list.d/bookworm-backports.sources ]; then
 	printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' \
 		'Suites: bookworm-backports' 'Components: main' \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 #
-# ctest "abi_exports": libsuperpass.so exports exactly what the public
+# ctest "abi.exports": libsuperpass.so exports exactly what the public
 # headers declare. Names every symbol that is
 #   - exported but declared in no include/superpass/*.h (an internal leak),
 #   - declared but not exported (missing from lib/superpass.map, or listed

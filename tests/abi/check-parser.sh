@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# ctest "abi_parser": check-exports.sh finds exactly the declarations of
+# ctest "abi.parser": check-exports.sh finds exactly the declarations of
 # tests/abi/fixture/superpass/*.h (multi-line, attributes, function
 # pointers, static inline bodies, system headers...) listed in
-# fixture/expected.txt. If abi_exports ever misses or invents a name, add
+# fixture/expected.txt. If abi.exports ever misses or invents a name, add
 # the case to the fixture first.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

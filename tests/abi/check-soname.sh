@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# ctest "abi_soname": LIB's SONAME is libsuperpass.so.ABI, ABI being
+# ctest "abi.soname": LIB's SONAME is libsuperpass.so.ABI, ABI being
 # SUPERPASS_ABI of include/superpass/version.h (CMake passes it), and its
 # exported functions carry the version node of lib/superpass.map.
 #   check-soname.sh LIB ABI        (READELF, NM: default readelf, nm)

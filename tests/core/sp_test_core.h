@@ -51,6 +51,44 @@ static inline void sp_test_destroy(struct sp_rec_host *h)
 	sp_rec_host_run(h);
 }
 
+/* The recording host of a file's cases, which the fixtures below give a
+ * core: each case finds that core in *state. */
+static struct sp_rec_host sp_test_host __attribute__((unused));
+
+/* Setup fixture's body: a core with @cfg (NULL: defaults) in *state. */
+static inline struct sp_core *sp_test_setup_config(void **state, const struct sp_config *cfg)
+{
+	*state = sp_test_core(&sp_test_host, cfg);
+	return *state;
+}
+
+static inline int sp_test_setup(void **state)
+{
+	sp_test_setup_config(state, NULL);
+	return 0;
+}
+
+/* Destroys the case's core unless the case did; what the host recorded
+ * stays for the next fixture's assertions. */
+static inline int sp_test_teardown(void **state)
+{
+	*state = NULL;
+	if (sp_test_host.core)
+		sp_test_destroy(&sp_test_host);
+	return 0;
+}
+
+/* Group teardown: frees what the last case's host made. */
+static inline int sp_test_group_teardown(void **state)
+{
+	(void)state;
+	sp_test_end(&sp_test_host);
+	return 0;
+}
+
+/* A case on the core @setup made (sp_test_setup: defaults), destroyed after. */
+#define SP_TEST_CASE(f, setup) cmocka_unit_test_setup_teardown(f, setup, sp_test_teardown)
+
 /* Tasks the host holds boosted once its worker has run. */
 static inline unsigned sp_test_boosted_count(struct sp_rec_host *h)
 {

@@ -8,8 +8,6 @@
 #define L2 0x2000
 #define L3 0x3000
 
-static struct sp_rec_host host;
-
 static uint32_t blockers(struct sp_core *core, sp_tid_t tid, sp_tid_t *out, uint32_t cap,
 			 struct sp_walk_result *res)
 {
@@ -25,14 +23,38 @@ static bool has(const sp_tid_t *v, uint32_t n, sp_tid_t tid)
 	return false;
 }
 
+/* Fixtures for the cases that need a config of their own (the others
+ * run on sp_test_setup's defaults). */
+static int setup_depth_3(void **state)
+{
+	struct sp_config cfg;
+
+	sp_config_default(&cfg);
+	cfg.max_depth = 3;
+	sp_test_setup_config(state, &cfg);
+	return 0;
+}
+
+/* Four tasks, two locks, two reader slots. */
+static int setup_small_tables(void **state)
+{
+	struct sp_config cfg;
+
+	sp_config_default(&cfg);
+	cfg.max_tasks = 4;
+	cfg.max_locks = 2;
+	cfg.readers_per_lock = 2;
+	sp_test_setup_config(state, &cfg);
+	return 0;
+}
+
 static void test_owner_and_readers_block(void **state)
 {
-	struct sp_core *core = sp_test_core(&host, NULL);
+	struct sp_core *core = *state;
 	struct sp_walk_result r;
 	sp_tid_t out[16], owner = 0;
 	uint32_t untracked = 99;
 
-	(void)state;
 	assert_int_equal(sp_lock_acquired(core, 10, L1, SP_HOLD_EXCL), 0);
 	assert_int_equal(sp_lock_owner(core, L1, &owner), 0);
 	assert_int_equal(owner, 10);
@@ -52,16 +74,14 @@ static void test_owner_and_readers_block(void **state)
 
 	/* not blocked: nobody blocks it */
 	assert_int_equal(blockers(core, 10, out, 16, &r), 0);
-	sp_test_destroy(&host);
 }
 
 static void test_chain_is_transitive(void **state)
 {
-	struct sp_core *core = sp_test_core(&host, NULL);
+	struct sp_core *core = *state;
 	struct sp_walk_result r;
 	sp_tid_t out[16];
 
-	(void)state;
 	/* 1 waits L1 held by 2; 2 waits L2 held by 3; 3 waits L3 held by 4 */
 	sp_lock_acquired(core, 2, L1, SP_HOLD_EXCL);
 	sp_lock_acquired(core, 3, L2, SP_HOLD_EXCL);
@@ -78,16 +98,14 @@ static void test_chain_is_transitive(void **state)
 	assert_int_equal(sp_lock_unblocked(core, 2, L2, false), 0);
 	assert_int_equal(blockers(core, 1, out, 16, &r), 1);
 	assert_int_equal(out[0], 2);
-	sp_test_destroy(&host);
 }
 
 static void test_cycle_is_reported_not_followed(void **state)
 {
-	struct sp_core *core = sp_test_core(&host, NULL);
+	struct sp_core *core = *state;
 	struct sp_walk_result r;
 	sp_tid_t out[16];
 
-	(void)state;
 	/* 2 holds L1 and waits L2; 3 holds L2 and waits L1: a deadlock that
 	 * 1 (waiting for L1) runs into. */
 	sp_lock_acquired(core, 2, L1, SP_HOLD_EXCL);
@@ -102,35 +120,27 @@ static void test_cycle_is_reported_not_followed(void **state)
 	assert_int_equal(blockers(core, 2, out, 16, &r), 1);
 	assert_int_equal(out[0], 3);
 	assert_true(r.deadlock);
-	sp_test_destroy(&host);
 }
 
 static void test_self_deadlock(void **state)
 {
-	struct sp_core *core = sp_test_core(&host, NULL);
+	struct sp_core *core = *state;
 	struct sp_walk_result r;
 	sp_tid_t out[4];
 
-	(void)state;
 	/* a reader asking for the write side of the lock it reads */
 	sp_lock_acquired(core, 5, L1, SP_HOLD_SHARED);
 	sp_lock_blocked(core, 5, L1, SP_HOLD_EXCL);
 	assert_int_equal(blockers(core, 5, out, 4, &r), 0);
 	assert_true(r.deadlock);
-	sp_test_destroy(&host);
 }
 
 static void test_depth_bound(void **state)
 {
-	struct sp_config cfg;
-	struct sp_core *core;
+	struct sp_core *core = *state;
 	struct sp_walk_result r;
 	sp_tid_t out[32];
 
-	(void)state;
-	sp_config_default(&cfg);
-	cfg.max_depth = 3;
-	core = sp_test_core(&host, &cfg);
 	/* a chain of 10: task i waits lock i held by task i+1 */
 	for (sp_tid_t i = 1; i <= 10; i++)
 		sp_lock_acquired(core, i + 1, 0x100 * i, SP_HOLD_EXCL);
@@ -139,31 +149,27 @@ static void test_depth_bound(void **state)
 	assert_int_equal(blockers(core, 1, out, 32, &r), 3);
 	assert_true(r.depth_limited);
 	assert_false(r.deadlock);
-	sp_test_destroy(&host);
 }
 
 static void test_result_capacity(void **state)
 {
-	struct sp_core *core = sp_test_core(&host, NULL);
+	struct sp_core *core = *state;
 	struct sp_walk_result r;
 	sp_tid_t out[2];
 
-	(void)state;
 	for (sp_tid_t i = 0; i < 4; i++)
 		sp_lock_acquired(core, 100 + i, L1, SP_HOLD_SHARED);
 	sp_lock_blocked(core, 1, L1, SP_HOLD_EXCL);
 	assert_int_equal(blockers(core, 1, out, 2, &r), 2);
 	assert_int_equal(r.missed, 2);
-	sp_test_destroy(&host);
 }
 
 static void test_release_and_stale_events(void **state)
 {
-	struct sp_core *core = sp_test_core(&host, NULL);
+	struct sp_core *core = *state;
 	struct sp_stats st;
 	sp_tid_t owner = 1;
 
-	(void)state;
 	sp_lock_acquired(core, 7, L1, SP_HOLD_EXCL);
 	/* releasing a lock someone else owns changes nothing, and is counted */
 	assert_int_equal(sp_lock_released(core, 8, L1, SP_HOLD_EXCL), 0);
@@ -180,19 +186,17 @@ static void test_release_and_stale_events(void **state)
 	assert_int_equal(st.stale_events, 3);
 	assert_int_equal(st.acquires, 1);
 	assert_int_equal(st.releases, 2);
-	sp_test_destroy(&host);
 }
 
 static void test_bad_arguments(void **state)
 {
-	struct sp_core *core = sp_test_core(&host, NULL);
+	struct sp_core *core = *state;
 	struct sp_config cfg;
 	struct sp_walk_result r;
 	struct sp_host_ops ops = sp_test_ops;
 	struct sp_core *c2 = (struct sp_core *)1;
 	sp_tid_t out[1], owner;
 
-	(void)state;
 	assert_int_equal(sp_lock_acquired(core, 0, L1, SP_HOLD_EXCL), -EINVAL);
 	assert_int_equal(sp_lock_acquired(core, 1, 0, SP_HOLD_EXCL), -EINVAL);
 	assert_int_equal(sp_lock_acquired(core, 1, L1, (enum sp_hold)7), -EINVAL);
@@ -222,7 +226,7 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(cfg.readers_per_lock, 4);
 	assert_int_equal(cfg.budget_ns, 20000000);
 	cfg.readers_per_lock = 65;
-	assert_int_equal(sp_core_create(&cfg, &sp_test_ops, &host, &c2), -EINVAL);
+	assert_int_equal(sp_core_create(&cfg, &sp_test_ops, &sp_test_host, &c2), -EINVAL);
 	assert_null(c2);
 	sp_config_default(&cfg);
 	cfg.readers_per_lock = 0;
@@ -237,26 +241,18 @@ static void test_bad_arguments(void **state)
 	cfg.max_tasks = 0;
 	assert_int_equal(sp_config_check(&cfg), -EINVAL);
 	ops.restore = NULL;
-	assert_int_equal(sp_core_create(NULL, &ops, &host, &c2), -EINVAL);
-	assert_int_equal(sp_core_create(NULL, &sp_test_ops, &host, NULL), -EINVAL);
+	assert_int_equal(sp_core_create(NULL, &ops, &sp_test_host, &c2), -EINVAL);
+	assert_int_equal(sp_core_create(NULL, &sp_test_ops, &sp_test_host, NULL), -EINVAL);
 	sp_core_destroy(NULL);
-	sp_test_destroy(&host);
 }
 
 static void test_capacity_overflow_degrades(void **state)
 {
-	struct sp_config cfg;
-	struct sp_core *core;
+	struct sp_core *core = *state;
 	struct sp_stats st;
 	uint32_t untracked = 0;
 	sp_tid_t out[8];
 
-	(void)state;
-	sp_config_default(&cfg);
-	cfg.max_tasks = 4;
-	cfg.max_locks = 2;
-	cfg.readers_per_lock = 2;
-	core = sp_test_core(&host, &cfg);
 	for (sp_tid_t t = 1; t <= 6; t++)
 		sp_lock_acquired(core, t, L1, SP_HOLD_SHARED);
 	assert_int_equal(sp_lock_readers(core, L1, out, 8, &untracked), 2);
@@ -288,7 +284,6 @@ static void test_capacity_overflow_degrades(void **state)
 	assert_int_equal(st.locks_now, 2);
 	assert_int_equal(sp_core_reclaim(core), 1);
 	assert_int_equal(sp_core_reclaim(core), 0);
-	sp_test_destroy(&host);
 }
 
 /* An owner the core only ever read from a lock word (the userspace host
@@ -296,11 +291,10 @@ static void test_capacity_overflow_degrades(void **state)
  * execs): a later walk must not find, and fast-track, a task that is gone. */
 static void test_word_owner_dropped_at_exit(void **state)
 {
-	struct sp_core *core = sp_test_core(&host, NULL);
+	struct sp_core *core = *state;
 	struct sp_walk_result r;
 	sp_tid_t out[4], owner = 0;
 
-	(void)state;
 	assert_int_equal(sp_lock_blocked_owner(core, 20, L1, SP_HOLD_EXCL, true, 10), 0);
 	assert_int_equal(sp_lock_owner(core, L1, &owner), 0);
 	assert_int_equal(owner, 10);
@@ -309,23 +303,22 @@ static void test_word_owner_dropped_at_exit(void **state)
 	assert_int_equal(sp_lock_owner(core, L1, &owner), 0);
 	assert_int_equal(owner, 0);
 	assert_int_equal(blockers(core, 20, out, 4, &r), 0);
-	sp_test_destroy(&host);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_owner_and_readers_block),
-		cmocka_unit_test(test_chain_is_transitive),
-		cmocka_unit_test(test_cycle_is_reported_not_followed),
-		cmocka_unit_test(test_self_deadlock),
-		cmocka_unit_test(test_depth_bound),
-		cmocka_unit_test(test_result_capacity),
-		cmocka_unit_test(test_release_and_stale_events),
-		cmocka_unit_test(test_bad_arguments),
-		cmocka_unit_test(test_capacity_overflow_degrades),
-		cmocka_unit_test(test_word_owner_dropped_at_exit),
+		SP_TEST_CASE(test_owner_and_readers_block, sp_test_setup),
+		SP_TEST_CASE(test_chain_is_transitive, sp_test_setup),
+		SP_TEST_CASE(test_cycle_is_reported_not_followed, sp_test_setup),
+		SP_TEST_CASE(test_self_deadlock, sp_test_setup),
+		SP_TEST_CASE(test_depth_bound, setup_depth_3),
+		SP_TEST_CASE(test_result_capacity, sp_test_setup),
+		SP_TEST_CASE(test_release_and_stale_events, sp_test_setup),
+		SP_TEST_CASE(test_bad_arguments, sp_test_setup),
+		SP_TEST_CASE(test_capacity_overflow_degrades, setup_small_tables),
+		SP_TEST_CASE(test_word_owner_dropped_at_exit, sp_test_setup),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, sp_test_group_teardown);
 }

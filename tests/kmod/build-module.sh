@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# ctest "kmod_build_SERIES": the kernel compile check.
+# ctest "kmod.build-SERIES": the kernel compile check.
 #   build-module.sh [SERIES [ARCH]]  SERIES: 6.1, 6.12 (a kernel release prefix)
 #                                    ARCH: amd64 (default) or arm64 (cross,
 #                                    ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)

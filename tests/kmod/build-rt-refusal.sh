@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# ctest "kmod_build_rt": superpass.ko refuses PREEMPT_RT kernels (kmod/Kbuild
+# ctest "kmod.build-rt": superpass.ko refuses PREEMPT_RT kernels (kmod/Kbuild
 # says why): building against Debian's linux-headers-*-rt-amd64 must stop
 # before compiling anything, with exactly one "superpass: PREEMPT_RT" line.
 #   build-rt-refusal.sh [SERIES]     KDIR= overrides the headers

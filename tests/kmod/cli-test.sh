@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# ctest "cli_kmod": `superpass kmod` on the host, where superpass.ko is not
-# loaded (the QEMU test, kmod_qemu_*, drives the real module with it):
+# ctest "cli.kmod": `superpass kmod` on the host, where superpass.ko is not
+# loaded (the QEMU test, kmod.qemu-*, drives the real module with it):
 # usage errors, the not-loaded errors, and, through --proc DIR, the
 # parsing of the module's files (a stats file like the module writes,
 # with a tid hidden from the reader as "-") and what mark/config write.

@@ -179,9 +179,9 @@ mkdir -p "$WORK/root/bin" "$WORK/root/proc" "$WORK/root/sys" "$WORK/root/dev" "$
 echo "== building superpass.ko for $KVER ($KDIR)"
 make -s -C "$ROOT/kmod" "${KMAKE[@]}" KDIR="$KDIR" OUT="$(cd "$WORK" && pwd)/kbuild" >"$WORK/kbuild.log" 2>&1 || { cat "$WORK/kbuild.log"; die "module build"; }
 echo "== building sp_probe_cost.ko (the probe-cost loop) for $KVER"
-# A test module of its own (tests/kmod/sp_probe_cost.c), warnings as errors.
+# A measuring module of its own (tools/measure/kmod/sp_probe_cost.c), warnings as errors.
 mkdir -p "$WORK/pcbuild"
-cp "$HERE/sp_probe_cost.c" "$WORK/pcbuild/"
+cp "$ROOT/tools/measure/kmod/sp_probe_cost.c" "$WORK/pcbuild/"
 printf 'obj-m := sp_probe_cost.o\nccflags-y := -Werror\n' >"$WORK/pcbuild/Kbuild"
 make -s -C "$KDIR" "${KMAKE[@]}" M="$(cd "$WORK/pcbuild" && pwd)" modules >"$WORK/pcbuild.log" 2>&1 ||
 	{ cat "$WORK/pcbuild.log"; die "sp_probe_cost.ko build"; }

@@ -5,7 +5,7 @@
 # make-big-trace.sh), page cache warm, RUNS runs of each in turn; prints
 # each time, the median and range, the ratio of the medians, MB/s
 # (10^6 bytes) and events/s of analyze. Take the measure lock around it:
-#   flock -x /tmp/superpass-measure.lock tools/trace/speed-bench.sh \
+#   flock -x /tmp/superpass-measure.lock tools/measure/trace/speed-bench.sh \
 #       build/tools/superpass /tmp/big.trace 5
 set -eu
 sp=$1 trace=$2 runs=${3:-5}

@@ -89,13 +89,42 @@ static void pin(int cpu)
 	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+/* @n event pairs of @kind: the switch outside the loops, so that a timed
+ * run measures the core's calls and their loop only. */
+static void run_ops(enum bench_kind kind, struct sp_core *core, sp_tid_t me, sp_lock_key_t lock,
+		    uint64_t n)
+{
+	uint64_t i;
+
+	switch (kind) {
+	case B_ACQ_REL:
+		for (i = 0; i < n; i++) {
+			sp_lock_acquired(core, me, lock, SP_HOLD_EXCL);
+			sp_lock_released(core, me, lock, SP_HOLD_EXCL);
+		}
+		break;
+	case B_RD:
+		for (i = 0; i < n; i++) {
+			sp_lock_acquired(core, me, lock, SP_HOLD_SHARED);
+			sp_lock_released(core, me, lock, SP_HOLD_SHARED);
+		}
+		break;
+	case B_BLOCK:
+		for (i = 0; i < n; i++) {
+			sp_lock_blocked(core, me, lock, SP_HOLD_EXCL);
+			sp_lock_unblocked(core, me, lock, false);
+		}
+		break;
+	}
+}
+
 static void *bench_main(void *arg)
 {
 	struct bench_thread *b = arg;
 	struct sp_core *core = b->core;
 	sp_tid_t me = 1000 + b->idx * 2, holder = me + 1;
 	sp_lock_key_t lock = 0x100000ull * (b->same_lock ? 1 : b->idx + 1);
-	uint64_t i, t0, t1, c0, c1, warm = b->iters / 10 + 1;
+	uint64_t t0, t1, c0, c1, warm = b->iters / 10 + 1;
 
 	pin(b->cpu);
 	sp_task_register(core, me);
@@ -104,45 +133,11 @@ static void *bench_main(void *arg)
 		sp_task_set_critical(core, me, true);
 		sp_lock_acquired(core, holder, lock, SP_HOLD_EXCL);
 	}
-	for (i = 0; i < warm; i++) {
-		switch (b->kind) {
-		case B_ACQ_REL:
-			sp_lock_acquired(core, me, lock, SP_HOLD_EXCL);
-			sp_lock_released(core, me, lock, SP_HOLD_EXCL);
-			break;
-		case B_RD:
-			sp_lock_acquired(core, me, lock, SP_HOLD_SHARED);
-			sp_lock_released(core, me, lock, SP_HOLD_SHARED);
-			break;
-		case B_BLOCK:
-			sp_lock_blocked(core, me, lock, SP_HOLD_EXCL);
-			sp_lock_unblocked(core, me, lock, false);
-			break;
-		}
-	}
+	run_ops(b->kind, core, me, lock, warm);
 	pthread_barrier_wait(b->bar);
 	c0 = cpu_ns();
 	t0 = now_ns(NULL);
-	switch (b->kind) {
-	case B_ACQ_REL:
-		for (i = 0; i < b->iters; i++) {
-			sp_lock_acquired(core, me, lock, SP_HOLD_EXCL);
-			sp_lock_released(core, me, lock, SP_HOLD_EXCL);
-		}
-		break;
-	case B_RD:
-		for (i = 0; i < b->iters; i++) {
-			sp_lock_acquired(core, me, lock, SP_HOLD_SHARED);
-			sp_lock_released(core, me, lock, SP_HOLD_SHARED);
-		}
-		break;
-	case B_BLOCK:
-		for (i = 0; i < b->iters; i++) {
-			sp_lock_blocked(core, me, lock, SP_HOLD_EXCL);
-			sp_lock_unblocked(core, me, lock, false);
-		}
-		break;
-	}
+	run_ops(b->kind, core, me, lock, b->iters);
 	t1 = now_ns(NULL);
 	c1 = cpu_ns();
 	b->ns_per_op = (double)(c1 - c0) / (double)b->iters;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Makes a large ftrace text trace out of a small one, for the reader's speed
-# figure (tools/trace/speed-bench.sh): IN repeated until OUT holds at least
+# figure (tools/measure/trace/speed-bench.sh): IN repeated until OUT holds at least
 # MB megabytes (10^6 bytes). Each copy's timestamps are moved later by the
 # copy number times IN's span rounded up to whole seconds plus one second,
 # so that time runs forward through the file as in a long recording (a plain

@@ -11,7 +11,7 @@
 #
 #   validate-bench.sh SUPERPASS OUTDIR [superpass bench options...]
 # e.g. flock /tmp/superpass-measure.lock \
-#        tools/trace/validate-bench.sh build/tools/superpass /tmp/v -s mutex -p none -d 10
+#        tools/measure/trace/validate-bench.sh build/tools/superpass /tmp/v -s mutex -p none -d 10
 set -eu
 sp=$1 out=$2
 shift 2
