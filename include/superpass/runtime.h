@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h> /* clockid_t, which <time.h> hides under -std=c11 */
 #include <time.h>
 
 #include <superpass/core.h>
