@@ -21,7 +21,7 @@ static const uint32_t sp_nice_weight[40] = {
 	110,   87,    70,    56,    45,    36,    29,    23,    18,    15,
 };
 
-uint32_t sched_weight(int nice)
+uint32_t sp_sim_sched_weight(int nice)
 {
 	if (nice < -20)
 		nice = -20;
@@ -30,32 +30,32 @@ uint32_t sched_weight(int nice)
 	return sp_nice_weight[nice + 20];
 }
 
-static bool sp_allowed(const struct sth *t, int cpu)
+static bool sp_allowed(const struct sp_sim_thread *t, int cpu)
 {
 	return !t->affinity || (t->affinity >> cpu) & 1u;
 }
 
-static int64_t sp_vslice(const struct sim *s, const struct sth *t)
+static int64_t sp_vslice(const struct sp_sim *s, const struct sp_sim_thread *t)
 {
 	return (int64_t)(s->slice * SP_NICE_0 / t->weight);
 }
 
 /* A fair entity counted in the run queue's average (donors too). */
-static bool sp_fair_on(const struct sth *t)
+static bool sp_fair_on(const struct sp_sim_thread *t)
 {
 	return t->eff == 0;
 }
 
-struct scpu *sched_cpu_of_curr(struct sim *s, struct sth *t)
+struct sp_sim_cpu *sp_sim_sched_cpu_of_curr(struct sp_sim *s, struct sp_sim_thread *t)
 {
 	if (t->cpu >= 0 && s->cpus[t->cpu].curr == t)
 		return &s->cpus[t->cpu];
 	return NULL;
 }
 
-void sched_sync_wait(struct sim *s, struct sth *t)
+void sp_sim_sched_sync_wait(struct sp_sim *s, struct sp_sim_thread *t)
 {
-	bool want = t->state == TS_RUNNABLE && t->on_rq && s->cpus[t->cpu].curr != t;
+	bool want = t->state == SP_TS_RUNNABLE && t->on_rq && s->cpus[t->cpu].curr != t;
 
 	if (want == t->waiting)
 		return;
@@ -78,7 +78,7 @@ struct sp_vsum {
 	bool any;
 };
 
-static void sp_vsum_add(struct sp_vsum *a, const struct sth *t)
+static void sp_vsum_add(struct sp_vsum *a, const struct sp_sim_thread *t)
 {
 	if (!a->any)
 		a->base = t->v;
@@ -88,12 +88,12 @@ static void sp_vsum_add(struct sp_vsum *a, const struct sth *t)
 }
 
 /* @c's fair entities but @skip. */
-static struct sp_vsum sp_vsum_queue(struct sim *s, struct scpu *c, const struct sth *skip)
+static struct sp_vsum sp_vsum_queue(struct sp_sim *s, struct sp_sim_cpu *c, const struct sp_sim_thread *skip)
 {
 	struct sp_vsum a = { 0 };
 
 	for (int i = 0; i < c->nrq; i++) {
-		struct sth *t = &s->th[c->rq[i]];
+		struct sp_sim_thread *t = &s->th[c->rq[i]];
 
 		if (t != skip && sp_fair_on(t))
 			sp_vsum_add(&a, t);
@@ -112,7 +112,7 @@ static bool sp_vsum_eligible(const struct sp_vsum *a, int64_t v)
  * floor(sum(v * w) / W). *W gets their total weight. Taken from the first
  * entity's v, b: min + floor(sum((v - min) * w) / W) is
  * b + floor(sum((v - b) * w) / W), exactly, in one pass. */
-static int64_t sp_avg_v(struct scpu *c, struct sim *s, const struct sth *skip, int64_t *W)
+static int64_t sp_avg_v(struct sp_sim_cpu *c, struct sp_sim *s, const struct sp_sim_thread *skip, int64_t *W)
 {
 	struct sp_vsum a = sp_vsum_queue(s, c, skip);
 	int64_t q;
@@ -131,7 +131,7 @@ static int64_t sp_avg_v(struct scpu *c, struct sim *s, const struct sth *skip, i
 	return c->last_v;
 }
 
-static int64_t sp_clamp_lag(const struct sim *s, const struct sth *t, int64_t lag)
+static int64_t sp_clamp_lag(const struct sp_sim *s, const struct sp_sim_thread *t, int64_t lag)
 {
 	uint64_t span = 2 * s->slice > SP_TICK_NSEC ? 2 * s->slice : SP_TICK_NSEC;
 	int64_t limit = (int64_t)(span * SP_NICE_0 / t->weight);
@@ -140,7 +140,7 @@ static int64_t sp_clamp_lag(const struct sim *s, const struct sth *t, int64_t la
 }
 
 /* update_entity_lag(): what @t is owed when it leaves the fair queue. */
-static void sp_save_lag(struct sim *s, struct scpu *c, struct sth *t)
+static void sp_save_lag(struct sp_sim *s, struct sp_sim_cpu *c, struct sp_sim_thread *t)
 {
 	int64_t W;
 	int64_t V = sp_avg_v(c, s, NULL, &W);
@@ -149,7 +149,7 @@ static void sp_save_lag(struct sim *s, struct scpu *c, struct sth *t)
 }
 
 /* place_entity(): vruntime from the queue's average and the kept lag. */
-static void sp_place(struct sim *s, struct scpu *c, struct sth *t)
+static void sp_place(struct sp_sim *s, struct sp_sim_cpu *c, struct sp_sim_thread *t)
 {
 	int64_t W, V = sp_avg_v(c, s, t, &W), lag = t->fresh ? 0 : t->vlag;
 
@@ -180,7 +180,7 @@ static void sp_place(struct sim *s, struct scpu *c, struct sth *t)
  * nice 0 one in virtual time (102 ms for the 1.5 ms base slice): a
  * fast-tracked holder came back from each fast track with a whole new
  * one, behind every hog on its CPU. */
-static void sp_keep_deadline(struct sim *s, struct sth *t)
+static void sp_keep_deadline(struct sp_sim *s, struct sp_sim_thread *t)
 {
 	t->keep_deadline = s->linux_model;
 	t->rel_deadline = t->deadline - t->v;
@@ -192,13 +192,13 @@ static void sp_keep_deadline(struct sim *s, struct sth *t)
 }
 
 /* Charges the running task for the time since c->last. */
-static void sp_account(struct sim *s, struct scpu *c)
+static void sp_account(struct sp_sim *s, struct sp_sim_cpu *c)
 {
 	uint64_t delta = s->now - c->last;
-	struct sth *ex = c->curr, *d = c->donor;
+	struct sp_sim_thread *ex = c->curr, *d = c->donor;
 
 	c->last = s->now;
-	if (!delta || !ex || ex->state != TS_RUNNABLE)
+	if (!delta || !ex || ex->state != SP_TS_RUNNABLE)
 		return;
 	ex->cpu_ns += delta;
 	s->r->busy_ns += delta;
@@ -221,27 +221,27 @@ static void sp_account(struct sim *s, struct scpu *c)
 /* The kernel accounts the running task (update_curr()): a wakeup or a
  * dequeue on this CPU, a policy change, a yield, a pick. linux: its
  * update_deadline() is where a used slice is seen without HRTICK (else at
- * the next tick, sched_next_local): a new deadline and a pick. */
-void sched_update_curr(struct sim *s, struct scpu *c)
+ * the next tick, sp_sim_sched_next_local): a new deadline and a pick. */
+void sp_sim_sched_update_curr(struct sp_sim *s, struct sp_sim_cpu *c)
 {
-	struct sth *d;
+	struct sp_sim_thread *d;
 
 	sp_account(s, c);
 	d = c->donor;
-	if (s->linux_model && d && c->curr && c->curr->state == TS_RUNNABLE && d->eff == 0 &&
+	if (s->linux_model && d && c->curr && c->curr->state == SP_TS_RUNNABLE && d->eff == 0 &&
 	    d->v >= d->deadline) {
 		d->deadline = d->v + sp_vslice(s, d);
 		c->resched = true;
 	}
 }
 
-void sched_next_local(struct sim *s, struct scpu *c)
+void sp_sim_sched_next_local(struct sp_sim *s, struct sp_sim_cpu *c)
 {
-	struct sth *ex = c->curr, *d = c->donor;
+	struct sp_sim_thread *ex = c->curr, *d = c->donor;
 	uint64_t t = SP_INF;
 
 	c->next_local = SP_INF;
-	if (!ex || ex->state != TS_RUNNABLE || c->resched)
+	if (!ex || ex->state != SP_TS_RUNNABLE || c->resched)
 		return;
 	if (ex->sys_left) {
 		t = c->last + ex->sys_left;
@@ -261,7 +261,7 @@ void sched_next_local(struct sim *s, struct scpu *c)
 		}
 		ns += c->last;
 		/* linux: without HRTICK (off by default) the kernel sees a used
-		 * slice when it next accounts the task (sched_update_curr): at a
+		 * slice when it next accounts the task (sp_sim_sched_update_curr): at a
 		 * wakeup or dequeue on this CPU, else at the next scheduler tick
 		 * (HZ=250: every 4 ms), so a picked task runs on to it: the
 		 * traced nice-0 hogs ran 3.9 ms a pick, not their 1.5 ms slice. */
@@ -276,12 +276,12 @@ void sched_next_local(struct sim *s, struct scpu *c)
 	c->next_local = t;
 }
 
-static void sp_rq_add(struct scpu *c, struct sth *t)
+static void sp_rq_add(struct sp_sim_cpu *c, struct sp_sim_thread *t)
 {
 	c->rq[c->nrq++] = t->idx;
 }
 
-static void sp_rq_del(struct scpu *c, struct sth *t)
+static void sp_rq_del(struct sp_sim_cpu *c, struct sp_sim_thread *t)
 {
 	for (int i = 0; i < c->nrq; i++) {
 		if (c->rq[i] == t->idx) {
@@ -292,7 +292,7 @@ static void sp_rq_del(struct scpu *c, struct sth *t)
 	}
 }
 
-void sched_enqueue(struct sim *s, struct sth *t, struct scpu *c)
+void sp_sim_sched_enqueue(struct sp_sim *s, struct sp_sim_thread *t, struct sp_sim_cpu *c)
 {
 	t->cpu = c->id;
 	if (t->delayed && s->linux_model) {
@@ -316,36 +316,36 @@ void sched_enqueue(struct sim *s, struct sth *t, struct scpu *c)
 		sp_place(s, c, t);
 	sp_rq_add(c, t);
 	t->on_rq = true;
-	sched_sync_wait(s, t);
+	sp_sim_sched_sync_wait(s, t);
 }
 
-void sched_dequeue(struct sim *s, struct sth *t)
+void sp_sim_sched_dequeue(struct sp_sim *s, struct sp_sim_thread *t)
 {
-	struct scpu *c = &s->cpus[t->cpu];
+	struct sp_sim_cpu *c = &s->cpus[t->cpu];
 
 	if (!t->on_rq)
 		return;
-	sched_update_curr(s, c);
+	sp_sim_sched_update_curr(s, c);
 	if (t->eff == 0) {
 		sp_save_lag(s, c, t);
 		/* a migration keeps its deadline; a sleep starts a new slice
 		 * unless DELAY_DEQUEUE still holds it (below) */
-		if (t->state == TS_RUNNABLE)
+		if (t->state == SP_TS_RUNNABLE)
 			sp_keep_deadline(s, t);
 		else
 			t->keep_deadline = false;
 		/* DELAY_DEQUEUE (6.12): a sleeper stays queued until its negative
 		 * lag is spent. classic model: it wakes with none (approximated:
-		 * dropped); linux: sched_enqueue settles it when it wakes. */
+		 * dropped); linux: sp_sim_sched_enqueue settles it when it wakes. */
 		t->delayed = false;
-		if (t->state != TS_RUNNABLE && t->vlag < 0 && s->linux_model) {
+		if (t->state != SP_TS_RUNNABLE && t->vlag < 0 && s->linux_model) {
 			int64_t W;
 
 			t->delayed = true;
 			sp_keep_deadline(s, t);
 			t->delay_cpu = c->id;
 			t->delay_V = sp_avg_v(c, s, t, &W);
-		} else if (t->state != TS_RUNNABLE && t->vlag < 0) {
+		} else if (t->state != SP_TS_RUNNABLE && t->vlag < 0) {
 			t->vlag = 0;
 		}
 	}
@@ -354,18 +354,18 @@ void sched_dequeue(struct sim *s, struct sth *t)
 	t->donor = false;
 	if (c->curr == t || c->donor == t)
 		c->resched = true;
-	sched_sync_wait(s, t);
+	sp_sim_sched_sync_wait(s, t);
 }
 
 /* The priority a CPU's work has now: -1 idle, 0 fair, else RT. */
-static int sp_cpu_prio(struct sim *s, struct scpu *c)
+static int sp_cpu_prio(struct sp_sim *s, struct sp_sim_cpu *c)
 {
 	int p = -1;
 
 	for (int i = 0; i < c->nrq; i++) {
-		struct sth *t = &s->th[c->rq[i]];
+		struct sp_sim_thread *t = &s->th[c->rq[i]];
 
-		if (t->state == TS_RUNNABLE || t->donor)
+		if (t->state == SP_TS_RUNNABLE || t->donor)
 			p = t->eff > p ? t->eff : p;
 	}
 	return p;
@@ -376,37 +376,37 @@ static int sp_cpu_prio(struct sim *s, struct scpu *c)
  * continuously (PELT sums 1024 us periods). Before, a share sampled every
  * 4 ms missed a frame thread's short runs: the bench's critical writer,
  * runnable in bursts of under 1 ms, came out at 65 of its 9548. */
-static double sp_pelt(const struct sim *s, const struct sth *t)
+static double sp_pelt(const struct sp_sim *s, const struct sp_sim_thread *t)
 {
 	double y;
 
 	if (s->now <= t->pelt_t)
 		return t->pelt;
 	y = exp2(-(double)(s->now - t->pelt_t) / 32e6);
-	return t->pelt * y + (t->state == TS_RUNNABLE ? 1024.0 * (1.0 - y) : 0.0);
+	return t->pelt * y + (t->state == SP_TS_RUNNABLE ? 1024.0 * (1.0 - y) : 0.0);
 }
 
 /* @t's state changes to @state: its PELT share is brought up to now under
  * the old one; leaving the runnable state, it is also what its next wakeup
  * reads (select_task_rq_fair() does not update a waking task's load). */
-void sched_set_state(struct sim *s, struct sth *t, int state)
+void sp_sim_sched_set_state(struct sp_sim *s, struct sp_sim_thread *t, int state)
 {
 	t->pelt = sp_pelt(s, t);
 	t->pelt_t = s->now;
-	if (t->state == TS_RUNNABLE && state != TS_RUNNABLE)
+	if (t->state == SP_TS_RUNNABLE && state != SP_TS_RUNNABLE)
 		t->pelt_sleep = t->pelt;
 	t->state = state;
 }
 
 /* @t's weight times a runnable @share of 1024: a PELT load_avg */
-static uint64_t sp_weighted(const struct sth *t, double share)
+static uint64_t sp_weighted(const struct sp_sim_thread *t, double share)
 {
 	return (uint64_t)((double)t->weight * share / 1024.0);
 }
 
 /* linux model: @t's PELT load now (load_avg, task_h_load() with no
  * groups) */
-static uint64_t sp_load(const struct sim *s, const struct sth *t)
+static uint64_t sp_load(const struct sp_sim *s, const struct sp_sim_thread *t)
 {
 	return sp_weighted(t, sp_pelt(s, t));
 }
@@ -421,15 +421,15 @@ static uint64_t sp_load(const struct sim *s, const struct sth *t)
  * 91-93 % of the time, where the eight measured superpass-preload runs had
  * one hog there 55-80 % of the time and two 19-36 % (with it and the busy
  * interval below: one 85-98 %, two 2-10 %). */
-static uint64_t sp_blocked_load(struct sim *s, const struct scpu *c)
+static uint64_t sp_blocked_load(struct sp_sim *s, const struct sp_sim_cpu *c)
 {
 	uint64_t l = 0;
 
 	for (uint32_t i = 0; i < s->nth; i++) {
-		const struct sth *t = &s->th[i];
+		const struct sp_sim_thread *t = &s->th[i];
 
 		if (!t->on_rq && t->cpu == c->id && t->eff == 0 &&
-		    (t->state == TS_SLEEP || t->state == TS_BLOCKED))
+		    (t->state == SP_TS_SLEEP || t->state == SP_TS_BLOCKED))
 			l += sp_load(s, t);
 	}
 	return l;
@@ -438,15 +438,15 @@ static uint64_t sp_blocked_load(struct sim *s, const struct scpu *c)
 /* cpu_load(): the PELT-like load of @c's fair threads, the runnable ones'
  * and (linux model) the sleeping ones' it still carries; *nr gets the
  * runnable threads of any class. */
-static uint64_t sp_cpu_load(struct sim *s, const struct scpu *c, int *nr)
+static uint64_t sp_cpu_load(struct sp_sim *s, const struct sp_sim_cpu *c, int *nr)
 {
 	uint64_t l = 0;
 	int n = 0;
 
 	for (int j = 0; j < c->nrq; j++) {
-		const struct sth *t = &s->th[c->rq[j]];
+		const struct sp_sim_thread *t = &s->th[c->rq[j]];
 
-		if (t->state == TS_RUNNABLE) {
+		if (t->state == SP_TS_RUNNABLE) {
 			n++;
 			l += t->eff == 0 ? sp_load(s, t) : 0;
 		}
@@ -465,7 +465,7 @@ static uint64_t sp_cpu_load(struct sim *s, const struct scpu *c, int *nr)
  * is a slice past its vruntime, 68 base slices for a nice-19 thread, so
  * such a sleeper stays queued on its CPU for some 100 ms after it slept.
  * Woken while queued it stays there (ttwu_runnable(): no CPU is chosen). */
-static bool sp_still_queued(struct sim *s, struct sth *t)
+static bool sp_still_queued(struct sp_sim *s, struct sp_sim_thread *t)
 {
 	int64_t W, V = sp_avg_v(&s->cpus[t->delay_cpu], s, t, &W);
 
@@ -474,7 +474,7 @@ static bool sp_still_queued(struct sim *s, struct sth *t)
 
 /* record_wakee(): @cur woke @t. A thread that keeps waking other threads
  * (the critical writer waking the bench's eight readers) gathers flips. */
-static void sp_record_wakee(struct sim *s, struct sth *cur, const struct sth *t)
+static void sp_record_wakee(struct sp_sim *s, struct sp_sim_thread *cur, const struct sp_sim_thread *t)
 {
 	if (s->now > cur->flip_decay_t + SP_FLIP_DECAY_NS) {
 		cur->wakee_flips >>= 1;
@@ -492,7 +492,7 @@ static void sp_record_wakee(struct sim *s, struct sth *cur, const struct sth *t)
  * simulated ones) and the greater at least that many times it. In the
  * bench's rwlock traces the readers woken by the writer's unlock stayed
  * on their own CPU 97 times in 99. */
-static bool sp_wake_wide(const struct sim *s, const struct sth *cur, const struct sth *t)
+static bool sp_wake_wide(const struct sp_sim *s, const struct sp_sim_thread *cur, const struct sp_sim_thread *t)
 {
 	uint32_t master = cur->wakee_flips, slave = t->wakee_flips, f = s->ncpus;
 
@@ -519,7 +519,7 @@ static bool sp_wake_wide(const struct sim *s, const struct sth *cur, const struc
  * decayed through its waits, 65, and sent it to the CPU of the reader that
  * woke it half the time (33 of 64 in a replay of none-rwlock-2 of set H)
  * where the traced one went there one time in six (10 of 61). */
-static int sp_wake_affine(struct sim *s, const struct sth *t, int this, int prev)
+static int sp_wake_affine(struct sp_sim *s, const struct sp_sim_thread *t, int this, int prev)
 {
 	/* task_h_load(): @t's load as of its sleep */
 	uint64_t tl = sp_weighted(t, t->pelt_sleep);
@@ -538,7 +538,7 @@ static int sp_wake_affine(struct sim *s, const struct sth *t, int this, int prev
 	return lt * 100 < lp * 108 ? this : prev;
 }
 
-static struct scpu *sp_select_cpu(struct sim *s, struct sth *t)
+static struct sp_sim_cpu *sp_select_cpu(struct sp_sim *s, struct sp_sim_thread *t)
 {
 	int prev = t->cpu >= 0 && sp_allowed(t, t->cpu) ? t->cpu : -1, target;
 
@@ -568,8 +568,8 @@ static struct scpu *sp_select_cpu(struct sim *s, struct sth *t)
 	if (s->linux_model && prev >= 0) {
 		/* current: the unlocking thread, or for a timer's wake whatever
 		 * runs where the sleeper armed it, its previous CPU */
-		struct sth *cur = s->waker >= 0 ? &s->th[s->waker] : s->cpus[prev].curr;
-		struct scpu *wc = cur ? sched_cpu_of_curr(s, cur) : NULL;
+		struct sp_sim_thread *cur = s->waker >= 0 ? &s->th[s->waker] : s->cpus[prev].curr;
+		struct sp_sim_cpu *wc = cur ? sp_sim_sched_cpu_of_curr(s, cur) : NULL;
 
 		if (cur && cur != t) {
 			sp_record_wakee(s, cur, t);
@@ -608,17 +608,17 @@ static struct scpu *sp_select_cpu(struct sim *s, struct sth *t)
  * pass is fair (an RT one would have won), so it is among the entities
  * summed. The earliest candidate is the answer if it is eligible (the
  * order is total); only otherwise does a second pass look at the rest. */
-static struct sth *sp_pick(struct sim *s, struct scpu *c)
+static struct sp_sim_thread *sp_pick(struct sp_sim *s, struct sp_sim_cpu *c)
 {
-	struct sth *best = NULL, *any = NULL;
+	struct sp_sim_thread *best = NULL, *any = NULL;
 	struct sp_vsum sum = { 0 };
 
 	for (int i = 0; i < c->nrq; i++) {
-		struct sth *t = &s->th[c->rq[i]];
+		struct sp_sim_thread *t = &s->th[c->rq[i]];
 
 		if (sp_fair_on(t))
 			sp_vsum_add(&sum, t);
-		if (t->state != TS_RUNNABLE && !t->donor)
+		if (t->state != SP_TS_RUNNABLE && !t->donor)
 			continue;
 		if (t->eff > 0) {
 			if (!best || t->eff > best->eff || (t->eff == best->eff && t->seq < best->seq))
@@ -631,9 +631,9 @@ static struct sth *sp_pick(struct sim *s, struct scpu *c)
 	if (best || !any || sp_vsum_eligible(&sum, any->v))
 		return best ? best : any;
 	for (int i = 0; i < c->nrq; i++) {
-		struct sth *t = &s->th[c->rq[i]];
+		struct sp_sim_thread *t = &s->th[c->rq[i]];
 
-		if (t->state != TS_RUNNABLE && !t->donor)
+		if (t->state != SP_TS_RUNNABLE && !t->donor)
 			continue;
 		if (!sp_vsum_eligible(&sum, t->v))
 			continue;
@@ -644,14 +644,14 @@ static struct sth *sp_pick(struct sim *s, struct scpu *c)
 	return best ? best : any;
 }
 
-static void sp_migrate(struct sim *s, struct sth *t, struct scpu *to)
+static void sp_migrate(struct sp_sim *s, struct sp_sim_thread *t, struct sp_sim_cpu *to)
 {
 	bool donor = t->donor;
 
-	sched_dequeue(s, t);
-	sched_enqueue(s, t, to);
+	sp_sim_sched_dequeue(s, t);
+	sp_sim_sched_enqueue(s, t, to);
 	t->donor = donor;
-	if (!to->curr || to->curr->state != TS_RUNNABLE)
+	if (!to->curr || to->curr->state != SP_TS_RUNNABLE)
 		to->resched = true;
 	else
 		to->resched = to->resched || sp_pick(s, to) != to->donor;
@@ -661,23 +661,23 @@ static void sp_migrate(struct sim *s, struct sth *t, struct scpu *to)
  * take: the best RT task above what @c would run, else, if @c would idle,
  * one from the CPU with most queued tasks. False if it took none; then
  * *pickp is what @c would run (sp_pick, unchanged). */
-static bool sp_pull(struct sim *s, struct scpu *c, struct sth **pickp)
+static bool sp_pull(struct sp_sim *s, struct sp_sim_cpu *c, struct sp_sim_thread **pickp)
 {
-	struct sth *pick = sp_pick(s, c), *best = NULL;
+	struct sp_sim_thread *pick = sp_pick(s, c), *best = NULL;
 	int mine = pick ? pick->eff : -1;
 	int most = 0;
-	struct scpu *from = NULL;
+	struct sp_sim_cpu *from = NULL;
 
 	*pickp = pick;
 	for (uint32_t i = 0; i < s->ncpus; i++) {
-		struct scpu *o = &s->cpus[i];
+		struct sp_sim_cpu *o = &s->cpus[i];
 
 		if (o == c)
 			continue;
 		for (int j = 0; j < o->nrq; j++) {
-			struct sth *t = &s->th[o->rq[j]];
+			struct sp_sim_thread *t = &s->th[o->rq[j]];
 
-			if (t->state != TS_RUNNABLE || o->curr == t || !sp_allowed(t, c->id) ||
+			if (t->state != SP_TS_RUNNABLE || o->curr == t || !sp_allowed(t, c->id) ||
 			    t->eff <= mine || t->eff == 0)
 				continue;
 			if (!best || t->eff > best->eff || (t->eff == best->eff && t->seq < best->seq))
@@ -691,15 +691,15 @@ static bool sp_pull(struct sim *s, struct scpu *c, struct sth **pickp)
 	if (pick)
 		return false;
 	for (uint32_t i = 0; i < s->ncpus; i++) {
-		struct scpu *o = &s->cpus[i];
+		struct sp_sim_cpu *o = &s->cpus[i];
 		int n = 0;
 
 		if (o == c)
 			continue;
 		for (int j = 0; j < o->nrq; j++) {
-			struct sth *t = &s->th[o->rq[j]];
+			struct sp_sim_thread *t = &s->th[o->rq[j]];
 
-			if (t->state == TS_RUNNABLE && o->curr != t && sp_allowed(t, c->id))
+			if (t->state == SP_TS_RUNNABLE && o->curr != t && sp_allowed(t, c->id))
 				n++;
 		}
 		if (n > most) {
@@ -710,9 +710,9 @@ static bool sp_pull(struct sim *s, struct scpu *c, struct sth **pickp)
 	if (!from)
 		return false;
 	for (int j = from->nrq - 1; j >= 0; j--) {
-		struct sth *t = &s->th[from->rq[j]];
+		struct sp_sim_thread *t = &s->th[from->rq[j]];
 
-		if (t->state == TS_RUNNABLE && from->curr != t && sp_allowed(t, c->id)) {
+		if (t->state == SP_TS_RUNNABLE && from->curr != t && sp_allowed(t, c->id)) {
 			sp_migrate(s, t, c);
 			return true;
 		}
@@ -723,12 +723,12 @@ static bool sp_pull(struct sim *s, struct scpu *c, struct sth **pickp)
 /* Proxy execution: @d (blocked on a kernel mutex, still queued on @c) was
  * picked. Returns the owner to run in its place, or NULL after taking @d
  * off @c (deactivated, or migrated to its owner's CPU). */
-static struct sth *sp_proxy(struct sim *s, struct scpu *c, struct sth *d)
+static struct sp_sim_thread *sp_proxy(struct sp_sim *s, struct sp_sim_cpu *c, struct sp_sim_thread *d)
 {
-	struct sth *cur = d, *o = NULL;
+	struct sp_sim_thread *cur = d, *o = NULL;
 
 	for (int depth = 0; depth < 16; depth++) {
-		struct slk *l;
+		struct sp_sim_lock *l;
 
 		if (cur->wait_lock < 0)
 			break;
@@ -738,30 +738,30 @@ static struct sth *sp_proxy(struct sim *s, struct scpu *c, struct sth *d)
 			break;
 		}
 		o = &s->th[l->owner];
-		if (o->state == TS_BLOCKED && o->wait_lock >= 0 &&
+		if (o->state == SP_TS_BLOCKED && o->wait_lock >= 0 &&
 		    s->lk[o->wait_lock].kind == SP_SIM_KMUTEX) {
 			cur = o;
 			continue;
 		}
 		break;
 	}
-	if (o && o->state == TS_RUNNABLE && o->on_rq && o->cpu == c->id)
+	if (o && o->state == SP_TS_RUNNABLE && o->on_rq && o->cpu == c->id)
 		return o;
-	if (o && s->migrate && o->state == TS_RUNNABLE && o->on_rq && sp_allowed(d, o->cpu)) {
+	if (o && s->migrate && o->state == SP_TS_RUNNABLE && o->on_rq && sp_allowed(d, o->cpu)) {
 		s->r->proxy_migrations++;
 		sp_migrate(s, d, &s->cpus[o->cpu]);
 		return NULL;
 	}
-	sched_dequeue(s, d);
+	sp_sim_sched_dequeue(s, d);
 	return NULL;
 }
 
-void sched_schedule(struct sim *s, struct scpu *c)
+void sp_sim_sched_schedule(struct sp_sim *s, struct sp_sim_cpu *c)
 {
-	struct sth *prev = c->curr, *pick = NULL, *ex = NULL;
+	struct sp_sim_thread *prev = c->curr, *pick = NULL, *ex = NULL;
 	int guard = 4 * c->nrq + 16;
 
-	sched_update_curr(s, c);
+	sp_sim_sched_update_curr(s, c);
 	c->resched = false;
 	while (guard-- > 0) {
 		if (sp_pull(s, c, &pick))
@@ -776,7 +776,7 @@ void sched_schedule(struct sim *s, struct scpu *c)
 	}
 	if (pick && ex && ex != pick && (c->curr != ex || c->donor != pick)) {
 		s->r->proxy_runs++;
-		sim_trace(s, SP_SIM_TR_PROXY, c->id, ex->idx, -1, pick->idx);
+		sp_sim_trace_event(s, SP_SIM_TR_PROXY, c->id, ex->idx, -1, pick->idx);
 	}
 	c->resched = false;
 	c->curr = ex;
@@ -784,46 +784,46 @@ void sched_schedule(struct sim *s, struct scpu *c)
 	c->last = s->now;
 	if (prev != ex) {
 		s->r->ctx_switches++;
-		sim_trace(s, SP_SIM_TR_SWITCH, c->id, ex ? ex->idx : -1, -1,
+		sp_sim_trace_event(s, SP_SIM_TR_SWITCH, c->id, ex ? ex->idx : -1, -1,
 			  pick && pick != ex ? pick->idx : -1);
 		if (prev)
-			sched_sync_wait(s, prev);
+			sp_sim_sched_sync_wait(s, prev);
 	}
 	if (ex) {
-		sched_sync_wait(s, ex);
+		sp_sim_sched_sync_wait(s, ex);
 		if (pick->rr && !pick->rr_left)
 			pick->rr_left = SP_RR_SLICE_NS;
 		if (ex->needs_step) {
 			ex->needs_step = false;
-			sim_run_program(s, ex);
+			sp_sim_run_program(s, ex);
 		}
 	}
-	sched_next_local(s, c);
+	sp_sim_sched_next_local(s, c);
 }
 
 /* The running task reached its next local event: its work is done or its
  * slice is used. */
-void sched_cpu_event(struct sim *s, struct scpu *c)
+void sp_sim_sched_cpu_event(struct sp_sim *s, struct sp_sim_cpu *c)
 {
-	struct sth *ex = c->curr, *d = c->donor;
+	struct sp_sim_thread *ex = c->curr, *d = c->donor;
 
 	/* (the end of a thread's op is no kernel event: only accounted) */
 	sp_account(s, c);
-	if (ex && ex->state == TS_RUNNABLE && ex->needs_sys_done) {
+	if (ex && ex->state == SP_TS_RUNNABLE && ex->needs_sys_done) {
 		if (!ex->sys_left) {
 			ex->needs_sys_done = false;
-			sim_run_program(s, ex);
+			sp_sim_run_program(s, ex);
 		}
-	} else if (ex && ex->state == TS_RUNNABLE && ex->op_started) {
+	} else if (ex && ex->state == SP_TS_RUNNABLE && ex->op_started) {
 		if ((ex->op_started == SP_OP_RUN && !ex->op_left) ||
 		    (ex->op_started == SP_OP_RUNTIME && s->now >= ex->op_left)) {
 			ex->op_started = 0;
 			ex->op++;
-			sim_run_program(s, ex);
+			sp_sim_run_program(s, ex);
 		}
 	}
-	if (d && c->donor == d && (d->state == TS_RUNNABLE || d->donor)) {
-		/* linux: the slice end sched_next_local put on a tick */
+	if (d && c->donor == d && (d->state == SP_TS_RUNNABLE || d->donor)) {
+		/* linux: the slice end sp_sim_sched_next_local put on a tick */
 		if (d->eff == 0 && d->v >= d->deadline && (!s->linux_model || s->now % SP_TICK_NSEC == 0)) {
 			d->deadline = d->v + sp_vslice(s, d);
 			c->resched = true;
@@ -833,7 +833,7 @@ void sched_cpu_event(struct sim *s, struct scpu *c)
 			c->resched = true;
 		}
 	}
-	sched_next_local(s, c);
+	sp_sim_sched_next_local(s, c);
 }
 
 /* RUN_TO_PARITY (Linux 6.6+, on by default; protect_slice() in 6.18's
@@ -849,9 +849,9 @@ void sched_cpu_event(struct sim *s, struct scpu *c)
  * 28-70 % more than their traced CPU. */
 #define SP_PARITY_GRACE_NS 20000ull
 
-static bool sp_protected(struct sim *s, struct scpu *c)
+static bool sp_protected(struct sp_sim *s, struct sp_sim_cpu *c)
 {
-	struct sth *d = c->donor;
+	struct sp_sim_thread *d = c->donor;
 	struct sp_vsum sum;
 
 	if (!d || d->eff != 0 || d->v >= d->deadline ||
@@ -862,11 +862,11 @@ static bool sp_protected(struct sim *s, struct scpu *c)
 }
 
 /* check_preempt_wakeup(): would @c now run something else? */
-static void sp_check_preempt(struct sim *s, struct scpu *c, struct sth *t)
+static void sp_check_preempt(struct sp_sim *s, struct sp_sim_cpu *c, struct sp_sim_thread *t)
 {
 	if (c->resched)
 		return;
-	if (!c->curr || c->curr->state != TS_RUNNABLE || !c->donor) {
+	if (!c->curr || c->curr->state != SP_TS_RUNNABLE || !c->donor) {
 		c->resched = true;
 		return;
 	}
@@ -875,25 +875,25 @@ static void sp_check_preempt(struct sim *s, struct scpu *c, struct sth *t)
 		return;
 	}
 	if (t->eff == 0 && c->donor->eff == 0) {
-		sched_update_curr(s, c);
+		sp_sim_sched_update_curr(s, c);
 		if (sp_pick(s, c) == t && !(s->linux_model && sp_protected(s, c)))
 			c->resched = true;
-		sched_next_local(s, c);
+		sp_sim_sched_next_local(s, c);
 	}
 }
 
-void sched_wake(struct sim *s, struct sth *t)
+void sp_sim_sched_wake(struct sp_sim *s, struct sp_sim_thread *t)
 {
-	struct scpu *c;
+	struct sp_sim_cpu *c;
 
-	sched_set_state(s, t, TS_RUNNABLE);
+	sp_sim_sched_set_state(s, t, SP_TS_RUNNABLE);
 	t->needs_step = true;
 	t->seq = ++s->seq;
 	if (t->on_rq) { /* a donor, still queued */
 		t->donor = false;
 		c = &s->cpus[t->cpu];
-		sim_trace(s, SP_SIM_TR_WAKE, -1, t->idx, -1, 0);
-		sched_sync_wait(s, t);
+		sp_sim_trace_event(s, SP_SIM_TR_WAKE, -1, t->idx, -1, 0);
+		sp_sim_sched_sync_wait(s, t);
 		if (c->donor == t || c->curr == t)
 			c->resched = true;
 		else
@@ -901,19 +901,19 @@ void sched_wake(struct sim *s, struct sth *t)
 		return;
 	}
 	c = sp_select_cpu(s, t);
-	sched_update_curr(s, c);
-	sched_enqueue(s, t, c);
+	sp_sim_sched_update_curr(s, c);
+	sp_sim_sched_enqueue(s, t, c);
 	/* traced once queued: its rq is where the wakeup placed it */
-	sim_trace(s, SP_SIM_TR_WAKE, -1, t->idx, -1, 0);
+	sp_sim_trace_event(s, SP_SIM_TR_WAKE, -1, t->idx, -1, 0);
 	sp_check_preempt(s, c, t);
 }
 
 /* A queued RT task that cannot run where it is goes where it can. */
-static void sp_push(struct sim *s, struct sth *t)
+static void sp_push(struct sp_sim *s, struct sp_sim_thread *t)
 {
-	struct scpu *c = &s->cpus[t->cpu], *to;
+	struct sp_sim_cpu *c = &s->cpus[t->cpu], *to;
 
-	if (c->resched || c->curr == t || t->state != TS_RUNNABLE)
+	if (c->resched || c->curr == t || t->state != SP_TS_RUNNABLE)
 		return;
 	to = sp_select_cpu(s, t);
 	if (to != c && sp_cpu_prio(s, to) < t->eff) {
@@ -922,11 +922,11 @@ static void sp_push(struct sim *s, struct sth *t)
 	}
 }
 
-void sched_set_eff(struct sim *s, struct sth *t)
+void sp_sim_sched_set_eff(struct sp_sim *s, struct sp_sim_thread *t)
 {
 	int base = t->policy != SP_SIM_OTHER ? t->rtprio : 0, eff = base;
 	bool rr;
-	struct scpu *c;
+	struct sp_sim_cpu *c;
 
 	if ((t->sp_boost || t->ux_boost || t->wt_raised) && s->fifo_prio > eff)
 		eff = s->fifo_prio;
@@ -942,13 +942,13 @@ void sched_set_eff(struct sim *s, struct sth *t)
 			t->keep_deadline = false;
 		}
 		t->eff = eff;
-		sim_trace(s, SP_SIM_TR_PRIO, -1, t->idx, -1, eff);
+		sp_sim_trace_event(s, SP_SIM_TR_PRIO, -1, t->idx, -1, eff);
 		if (t->wait_lock >= 0 && s->lk[t->wait_lock].pi)
-			pol_pi_update(s, s->lk[t->wait_lock].owner, 1);
+			sp_sim_pol_pi_update(s, s->lk[t->wait_lock].owner, 1);
 		return;
 	}
 	c = &s->cpus[t->cpu];
-	sched_update_curr(s, c);
+	sp_sim_sched_update_curr(s, c);
 	if (t->eff == 0 && eff > 0) {
 		sp_save_lag(s, c, t);
 		sp_keep_deadline(s, t);
@@ -959,29 +959,29 @@ void sched_set_eff(struct sim *s, struct sth *t)
 	} else {
 		t->eff = eff;
 	}
-	sim_trace(s, SP_SIM_TR_PRIO, -1, t->idx, -1, eff);
+	sp_sim_trace_event(s, SP_SIM_TR_PRIO, -1, t->idx, -1, eff);
 	if (c->curr == t || c->donor == t) {
 		c->resched = true;
-	} else if (t->state == TS_RUNNABLE) {
+	} else if (t->state == SP_TS_RUNNABLE) {
 		sp_check_preempt(s, c, t);
 		if (t->eff > 0)
 			sp_push(s, t);
 	}
-	sched_next_local(s, c);
+	sp_sim_sched_next_local(s, c);
 	if (t->wait_lock >= 0 && s->lk[t->wait_lock].pi)
-		pol_pi_update(s, s->lk[t->wait_lock].owner, 1);
+		sp_sim_pol_pi_update(s, s->lk[t->wait_lock].owner, 1);
 }
 
-void sched_set_weight(struct sim *s, struct sth *t)
+void sp_sim_sched_set_weight(struct sp_sim *s, struct sp_sim_thread *t)
 {
-	uint32_t w = sched_weight(t->nice);
-	struct scpu *c;
+	uint32_t w = sp_sim_sched_weight(t->nice);
+	struct sp_sim_cpu *c;
 
 	if (w == t->weight)
 		return;
 	if (t->on_rq && t->eff == 0) {
 		c = &s->cpus[t->cpu];
-		sched_update_curr(s, c);
+		sp_sim_sched_update_curr(s, c);
 		sp_save_lag(s, c, t);
 		t->weight = w;
 		sp_place(s, c, t);
@@ -992,11 +992,11 @@ void sched_set_weight(struct sim *s, struct sth *t)
 }
 
 /* yield_task_fair(): the deadline moves a slice on; RT: to the tail. */
-void sched_yield(struct sim *s, struct sth *t)
+void sp_sim_sched_yield(struct sp_sim *s, struct sp_sim_thread *t)
 {
-	struct scpu *c = &s->cpus[t->cpu];
+	struct sp_sim_cpu *c = &s->cpus[t->cpu];
 
-	sched_update_curr(s, c);
+	sp_sim_sched_update_curr(s, c);
 	if (t->eff == 0)
 		t->deadline += sp_vslice(s, t);
 	else
@@ -1008,17 +1008,17 @@ void sched_yield(struct sim *s, struct sth *t)
 }
 
 /* SP_OP_PREEMPT: @t, running in the fair class on its own behalf, has used
- * its slice here, as sched_cpu_event() finds at a slice's end: a new
+ * its slice here, as sp_sim_sched_cpu_event() finds at a slice's end: a new
  * deadline and a pick. True if the CPU is to pick again (the program waits
  * for it to run once more). An RT thread (boosted, PI, rt-ui) or a proxy
  * owner runs on: the preemption a trace recorded came from the fair class. */
-bool sched_slice_end(struct sim *s, struct sth *t)
+bool sp_sim_sched_slice_end(struct sp_sim *s, struct sp_sim_thread *t)
 {
-	struct scpu *c = sched_cpu_of_curr(s, t);
+	struct sp_sim_cpu *c = sp_sim_sched_cpu_of_curr(s, t);
 
 	if (!c || c->donor != t || t->eff != 0)
 		return false;
-	sched_update_curr(s, c);
+	sp_sim_sched_update_curr(s, c);
 	t->deadline = t->v + sp_vslice(s, t);
 	c->preempt_t = s->now + 1;
 	t->needs_step = true;
@@ -1029,19 +1029,19 @@ bool sched_slice_end(struct sim *s, struct sth *t)
 /* Every SP_BALANCE_NS (classic model): the CPU with most runnable fair
  * tasks gives one queued task to the CPU with fewest, when they differ by
  * two or more. */
-static void sched_balance_count(struct sim *s)
+static void sp_sim_sched_balance_count(struct sp_sim *s)
 {
 	int most = -1, least = -1, nmost = 0, nleast = 0;
 	int n[64];
 
 	for (uint32_t i = 0; i < s->ncpus; i++) {
-		struct scpu *c = &s->cpus[i];
+		struct sp_sim_cpu *c = &s->cpus[i];
 
 		n[i] = 0;
 		for (int j = 0; j < c->nrq; j++) {
-			struct sth *t = &s->th[c->rq[j]];
+			struct sp_sim_thread *t = &s->th[c->rq[j]];
 
-			if (t->state == TS_RUNNABLE)
+			if (t->state == SP_TS_RUNNABLE)
 				n[i]++;
 		}
 		if (most < 0 || n[i] > nmost) {
@@ -1056,10 +1056,10 @@ static void sched_balance_count(struct sim *s)
 	if (most < 0 || nmost - nleast < 2)
 		return;
 	for (int j = s->cpus[most].nrq - 1; j >= 0; j--) {
-		struct scpu *c = &s->cpus[most];
-		struct sth *t = &s->th[c->rq[j]];
+		struct sp_sim_cpu *c = &s->cpus[most];
+		struct sp_sim_thread *t = &s->th[c->rq[j]];
 
-		if (t->state == TS_RUNNABLE && t->eff == 0 && c->curr != t && sp_allowed(t, least)) {
+		if (t->state == SP_TS_RUNNABLE && t->eff == 0 && c->curr != t && sp_allowed(t, least)) {
 			sp_migrate(s, t, &s->cpus[least]);
 			return;
 		}
@@ -1090,12 +1090,12 @@ static void sched_balance_count(struct sim *s)
  * eight nice-19 readers that sit on one of them (3072 against 1024 + 100:
  * a hog of 1024 is more than half the gap and moves at the second try).
  * A move, or a balance within 117 %, clears the count. */
-void sched_balance(struct sim *s)
+void sp_sim_sched_balance(struct sp_sim *s)
 {
 	int most = -1, least = -1;
 	uint64_t lmost = 0, lleast = 0;
 	int nmost = 0;
-	struct sth *pick = NULL;
+	struct sp_sim_thread *pick = NULL;
 
 	for (uint32_t i = 0; i < s->ncpus; i++) {
 		int n;
@@ -1112,14 +1112,14 @@ void sched_balance(struct sim *s)
 		}
 	}
 	if (!s->linux_model) {
-		sched_balance_count(s);
+		sp_sim_sched_balance_count(s);
 		return;
 	}
 	if (s->now < s->balance_next)
 		return;
 	{
-		const struct scpu *l = least >= 0 ? &s->cpus[least] : NULL;
-		bool busy = l && l->curr && l->curr->state == TS_RUNNABLE;
+		const struct sp_sim_cpu *l = least >= 0 ? &s->cpus[least] : NULL;
+		bool busy = l && l->curr && l->curr->state == SP_TS_RUNNABLE;
 		bool unbalanced = most >= 0 && most != least && 100 * lmost > 117 * lleast;
 
 		if (unbalanced || !s->balance_interval)
@@ -1144,12 +1144,12 @@ void sched_balance(struct sim *s)
 	if (100 * lmost <= 117 * lleast)
 		s->balance_failed = 0;
 	for (int j = s->cpus[most].nrq - 1; j >= 0; j--) {
-		struct scpu *c = &s->cpus[most];
-		struct sth *t = &s->th[c->rq[j]];
+		struct sp_sim_cpu *c = &s->cpus[most];
+		struct sp_sim_thread *t = &s->th[c->rq[j]];
 		uint64_t full = sp_load(s, t), load;
 
 		load = full >> (s->balance_failed < 32 ? s->balance_failed : 31);
-		if (t->state == TS_RUNNABLE && t->eff == 0 && c->curr != t && sp_allowed(t, least) &&
+		if (t->state == SP_TS_RUNNABLE && t->eff == 0 && c->curr != t && sp_allowed(t, least) &&
 		    2 * load <= lmost - lleast && (!pick || full > sp_load(s, pick)))
 			pick = t;
 	}
