@@ -176,7 +176,8 @@ static void sp_done(struct sp_sim *s, struct sp_sim_thread *t)
 static void sp_timer(struct sp_sim *s, struct sp_sim_thread *t, const struct sp_sim_op *op)
 {
 	const struct sp_sim_timerdef *d = &s->w->timers[op->ref];
-	struct sp_sim_timer *tm = &s->timers[(size_t)op->ref * s->nth + (d->unique ? (uint32_t)t->idx : 0)];
+	struct sp_sim_timer *tm =
+		&s->timers[(size_t)op->ref * s->nth + (d->unique ? (uint32_t)t->idx : 0)];
 	uint64_t period = op->ns;
 	bool late;
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The engine's state, shared by its files: sp_sim_engine.c (event loop,
- * threads' programs), sp_sim_sched.c (CPUs and classes), sp_sim_lock.c
- * (locks) and sp_sim_policy.c (pi, ux-writer, superpass). One run, one
- * thread of the host: nothing here is shared or locked. */
+ * threads' programs), the scheduler (CPUs and classes: sp_sim_sched.c and
+ * the files of sp_sim_sched.h), sp_sim_lock.c (locks) and sp_sim_policy.c
+ * (pi, ux-writer, superpass). One run, one thread of the host: nothing here
+ * is shared or locked. */
 #ifndef SP_SIM_ENGINE_H
 #define SP_SIM_ENGINE_H
 
@@ -150,7 +151,10 @@ struct sp_sim_event {
 	int32_t a;
 };
 
-enum { SP_SIM_EV_START = 1, SP_SIM_EV_WAKE, SP_SIM_EV_TICK, SP_SIM_EV_BALANCE, SP_SIM_EV_BOOST, SP_SIM_EV_WK_KICK, SP_SIM_EV_WT_LOWER };
+enum {
+	SP_SIM_EV_START = 1, SP_SIM_EV_WAKE, SP_SIM_EV_TICK, SP_SIM_EV_BALANCE, SP_SIM_EV_BOOST,
+	SP_SIM_EV_WK_KICK, SP_SIM_EV_WT_LOWER,
+};
 
 struct sp_sim_timer {
 	bool init;
@@ -201,7 +205,8 @@ struct sp_sim {
 
 /* sp_sim_engine.c */
 void sp_sim_trace_emit(struct sp_sim *s, int type, int cpu, int th, int lock, int arg);
-static inline void sp_sim_trace_event(struct sp_sim *s, int type, int cpu, int th, int lock, int arg)
+static inline void sp_sim_trace_event(struct sp_sim *s, int type, int cpu, int th, int lock,
+				      int arg)
 {
 	if (s->o->trace)
 		sp_sim_trace_emit(s, type, cpu, th, lock, arg);
@@ -210,7 +215,7 @@ void sp_sim_push(struct sp_sim *s, uint64_t t, uint32_t type, int a, uint32_t ge
 void sp_sim_run_program(struct sp_sim *s, struct sp_sim_thread *t);
 uint64_t sp_sim_wait_now(struct sp_sim *s, const struct sp_sim_thread *t);
 
-/* sp_sim_sched.c */
+/* the scheduler (sp_sim_sched.h lists its files) */
 void sp_sim_sched_update_curr(struct sp_sim *s, struct sp_sim_cpu *c);
 void sp_sim_sched_schedule(struct sp_sim *s, struct sp_sim_cpu *c);
 void sp_sim_sched_cpu_event(struct sp_sim *s, struct sp_sim_cpu *c);
@@ -237,7 +242,8 @@ void sp_sim_lock_finish(struct sp_sim *s, struct sp_sim_thread *t);
 /* sp_sim_policy.c */
 int sp_sim_pol_init(struct sp_sim *s);
 void sp_sim_pol_fini(struct sp_sim *s);
-void sp_sim_pol_acquired(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold, bool waited);
+void sp_sim_pol_acquired(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold,
+			 bool waited);
 void sp_sim_pol_released(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold);
 void sp_sim_pol_blocked(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold);
 void sp_sim_pol_exit(struct sp_sim *s, struct sp_sim_thread *t);

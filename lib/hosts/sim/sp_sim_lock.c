@@ -213,7 +213,8 @@ static void sp_handoff(struct sp_sim *s, struct sp_sim_lock *l, struct sp_sim_th
 }
 
 /* futex_wake() order: RT waiters by priority, then arrival. */
-static struct sp_sim_thread *sp_top_waiter(struct sp_sim *s, struct sp_sim_lock *l, bool want_writer, bool by_eff)
+static struct sp_sim_thread *sp_top_waiter(struct sp_sim *s, struct sp_sim_lock *l,
+					   bool want_writer, bool by_eff)
 {
 	struct sp_sim_thread *best = NULL;
 

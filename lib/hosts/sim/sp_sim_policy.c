@@ -387,7 +387,8 @@ void sp_sim_pol_waiter_bound(struct sp_sim *s, struct sp_sim_thread *t, uint32_t
 		sp_waiter_lower(s, t);
 }
 
-void sp_sim_pol_acquired(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold, bool waited)
+void sp_sim_pol_acquired(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold,
+			 bool waited)
 {
 	if (s->lk[l].pi)
 		sp_sim_pol_pi_update(s, t->idx, 0);
