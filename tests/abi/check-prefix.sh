@@ -28,24 +28,30 @@ trap 'rm -rf "$tmp"' EXIT
 awk -f "$here/map-globals.awk" "$map" >"$tmp/allowed"
 [ -s "$tmp/allowed" ] || die "no global: names in $map"
 
-n=0
-: >"$tmp/bad"
+grep -v '^$' "$list" >"$tmp/objects" || :
+n=$(wc -l <"$tmp/objects")
+[ "$n" -gt 0 ] || die "no object named in $list"
 while IFS= read -r obj; do
-	[ -n "$obj" ] || continue
 	[ -r "$obj" ] || die "cannot read $obj (build first)"
-	n=$((n + 1))
-	# "NAME TYPE VALUE [SIZE]" for every defined global (weak too).
-	$NM -g -P --defined-only "$obj" | while read -r name type rest; do
-		case $name in sp_* | SP_* | _sp*) continue ;; esac
-		ok=0
-		while IFS= read -r pat; do
-			# shellcheck disable=SC2254
-			case $name in $pat) ok=1; break ;; esac
-		done <"$tmp/allowed"
-		[ $ok -eq 1 ] || echo "$name ($type) in $obj"
-	done >>"$tmp/bad"
-done <"$list"
-[ $n -gt 0 ] || die "no object named in $list"
+done <"$tmp/objects"
+# "OBJECT: NAME TYPE VALUE [SIZE]" for every defined global (weak too);
+# the map's shell patterns (only * and ?) become regular expressions.
+tr '\n' '\0' <"$tmp/objects" | xargs -0 "$NM" -A -g -P --defined-only |
+	awk -v allowed="$tmp/allowed" '
+	BEGIN {
+		while ((getline p <allowed) > 0) {
+			gsub(/[.+^$(){}|\[\]\\]/, "\\\\&", p)
+			gsub(/\*/, ".*", p)
+			gsub(/\?/, ".", p)
+			re[p] = 1
+		}
+	}
+	{
+		obj = $1; sub(/:$/, "", obj); name = $2
+		if (name ~ /^(sp_|SP_|_sp)/) next
+		for (p in re) if (name ~ ("^" p "$")) next
+		print name " (" $3 ") in " obj
+	}' >"$tmp/bad"
 
 if [ -s "$tmp/bad" ]; then
 	echo "global symbols without the sp_/SP_/_sp prefix (make them static, or prefix them):"
