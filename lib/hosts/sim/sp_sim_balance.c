@@ -128,10 +128,9 @@ static void sp_balance_count(struct sp_sim *s)
  * by each balance that finds the domain balanced, back to 2 ms after one
  * that finds it unbalanced) times busy_factor (16) when the CPU that
  * balances runs something; an idle one balances at the interval itself
- * (and pulls at once when it goes idle, sp_sim_pull). Every 4 ms, the
- * balancer moved hogs 89-109 times in the 5 s of each of eight mutex
- * replays (with the blocked load above: 161-183), where the measured runs
- * moved them 15-32 times; at these intervals, 6-25. */
+ * (and pulls at once when it goes idle, sp_sim_pull). A busy CPU that
+ * balanced every SP_BALANCE_NS would move hogs far more often than the
+ * kernel does. */
 #define SP_BALANCE_BUSY_MIN_NS (16ull * 2 * 1000 * 1000)
 #define SP_BALANCE_BUSY_MAX_NS (16ull * 4 * 1000 * 1000)
 
@@ -189,15 +188,9 @@ void sp_sim_sched_balance(struct sp_sim *s)
 		return;
 	/* Within 117 % it is balanced (out_balanced): no failure counts, but a
 	 * task that fits the gap still moves. Linux moves nothing there; this
-	 * stood in for the wakeup placement before the simulator had it, and
-	 * is kept as a calibration: with wake_affine() modelled and this gone,
-	 * the replays of the bench's rwlock traces (two sets of ten, recorded
-	 * 2026-12-04) had their readers gather on the critical writer's CPU:
-	 * median critical blockings 37 and 40 against 58.5 and 53 traced (50
-	 * and 47 with it), P50 2x the traced one. Before wake_affine(), without
-	 * it the bench's nice-19 holders stayed on one CPU, and a woken holder
-	 * waited 65-165 ms for it in four of seven superpass mutex replays,
-	 * where the measured runs' longest wait was 16 ms. */
+	 * is a calibration kept against replays of traced runs: without it,
+	 * readers gather on a critical writer's CPU and woken holders wait
+	 * behind each other on one CPU far longer than on the real kernel. */
 	if (100 * lmost <= 117 * lleast)
 		s->balance_failed = 0;
 	for (int j = s->cpus[most].nrq - 1; j >= 0; j--) {

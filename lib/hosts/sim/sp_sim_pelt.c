@@ -9,9 +9,8 @@
 
 /* linux model: @t's PELT runnable share now, 0..1024: it decays by y a
  * millisecond (y^32 = 1/2) and grows toward 1024 while @t is runnable,
- * continuously (PELT sums 1024 us periods). Before, a share sampled every
- * 4 ms missed a frame thread's short runs: the bench's critical writer,
- * runnable in bursts of under 1 ms, came out at 65 of its 9548. */
+ * continuously (PELT sums 1024 us periods), so that runs shorter than a
+ * tick count too. */
 static double sp_pelt(const struct sp_sim *s, const struct sp_sim_thread *t)
 {
 	double y;
@@ -51,12 +50,8 @@ uint64_t sp_sim_pelt_load(const struct sp_sim *s, const struct sp_sim_thread *t)
  * cfs_rq's load_avg keeps its blocked entities' PELT load, decaying, until
  * they wake elsewhere (remove_entity_load_avg): a frame thread weighs on
  * its CPU between its frames too. Counting only the runnable ones, the
- * balancer saw the bench's nice -10 critical thread's CPU (weight 9548)
- * nearly empty whenever the thread waited or slept and moved a hog there:
- * in eight superpass replays of the mutex traces two hogs shared its CPU
- * 91-93 % of the time, where the eight measured superpass-preload runs had
- * one hog there 55-80 % of the time and two 19-36 % (with it and the busy
- * interval below: one 85-98 %, two 2-10 %). */
+ * balancer would see a heavy critical thread's CPU empty whenever the
+ * thread waits or sleeps, and move hogs there. */
 static uint64_t sp_blocked_load(struct sp_sim *s, const struct sp_sim_cpu *c)
 {
 	uint64_t l = 0;

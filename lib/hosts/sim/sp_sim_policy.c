@@ -21,17 +21,15 @@
 #include "sp_sim_engine.h"
 
 #define SP_UX_DEPTH 5
-/* The runtime's worker (linux model): its CPU time per wake, the P50 of
- * superpass-wk's runs in eight `superpass record` traces of `superpass
- * bench -s mutex -p superpass-preload -d 5`: 46-52 us after a kick (a
- * fast track to reconcile), 5 us for a tick with nothing to do. */
+/* The runtime's worker (linux model): its CPU time per wake after a kick
+ * (a fast track to reconcile) and for a tick with nothing to do, as
+ * superpass-wk's runs take in `superpass record` traces. */
 #define SP_WK_KICK_NS 50000ull
 #define SP_WK_TICK_NS 5000ull
 #define SP_CORE_T0 1000000000ull /* the core's clock at simulated time 0 */
-/* sp_waiter_boost: from a critical wait to the fast track it applies.
- * In five superpass-preload traces (fa0d86e's runtime, 2026-12-03), from
- * the critical thread's futex wait to a holder first seen in SCHED_FIFO:
- * P25 10-17 us, P50 13-45 us (the waiter applies it before that wait). */
+/* sp_waiter_boost: from a critical thread's wait to its holder running in
+ * SCHED_FIFO (the waiter applies the fast track before it sleeps), as the
+ * runtime's traces show it. */
 #define SP_WAITER_BOOST_NS 20000ull
 /* sp_waiter_boost: the longest the critical thread keeps its raise while
  * it holds the lock its wait took (SP_WT_HOLD_MAX_NS in sp_waiter.c). */
@@ -89,11 +87,10 @@ static void sp_on_change(struct sp_rec_host *h, sp_tid_t tid, bool boosted)
 	t->boost_due = false;
 	if (boosted && s->in_waiter) {
 		/* The critical waiter applies it itself on its way out of the
-		 * core, before it sleeps (the runtime since fa0d86e): its own
+		 * core, before it sleeps (the runtime's sp_waiter.c): its own
 		 * sched_setattr, SP_WAITER_BOOST_NS later. The worker is still
-		 * kicked (it lowers the waiter, which raised itself above a
-		 * holder on its own CPU): in the superpass-preload traces it
-		 * ran once per fast track and once per tick. */
+		 * kicked: it lowers the waiter, which raised itself above a
+		 * holder on its own CPU, so it runs once per fast track. */
 		if (s->wk && s->o->boost_latency_ns)
 			sp_kick_worker(s, t);
 		sp_sim_push(s, s->now + SP_WAITER_BOOST_NS, SP_SIM_EV_BOOST, t->idx, t->boost_gen);
@@ -135,13 +132,11 @@ void sp_sim_pol_boost_due(struct sp_sim *s, struct sp_sim_thread *t, uint32_t ge
  * critical thread's CPU (a holder queued on the worker's CPU cannot run
  * under it, and the RT class pushes it to the CPU running only fair work)
  * and its release wakes the critical thread there, where the holder's
- * restore makes the CPU pick again at once. Measured (eight superpass-
- * preload mutex traces): 545 of 556 critical wakes were on the waker's
- * CPU; the simulator without the worker boosted the holder where it
- * was queued, on the other CPU in 191 of 323, and 7 of those woke the
- * critical thread behind a nice 0 hog whose slice had 1.5-4.8 ms left
- * to the next scheduler tick. Its tick wakes make its CPU pick again each
- * tick_ns too, as the runtime's do.
+ * restore makes the CPU pick again at once: the runtime's critical wakes
+ * come on the waker's CPU. Without the worker the holder is boosted where
+ * it is queued, and may wake the critical thread on the other CPU behind a
+ * fair hog until the next scheduler tick. Its tick wakes make its CPU pick
+ * again each tick_ns too, as the runtime's do.
  */
 static void sp_wk_wake(struct sp_sim *s)
 {

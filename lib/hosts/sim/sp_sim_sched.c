@@ -105,10 +105,9 @@ void sp_sim_sched_next_local(struct sp_sim *s, struct sp_sim_cpu *c)
 		}
 		ns += c->last;
 		/* linux: without HRTICK (off by default) the kernel sees a used
-		 * slice when it next accounts the task (sp_sim_sched_update_curr): at a
-		 * wakeup or dequeue on this CPU, else at the next scheduler tick
-		 * (HZ=250: every 4 ms), so a picked task runs on to it: the
-		 * traced nice-0 hogs ran 3.9 ms a pick, not their 1.5 ms slice. */
+		 * slice when it next accounts the task (sp_sim_sched_update_curr):
+		 * at a wakeup or dequeue on this CPU, else at the next scheduler
+		 * tick, so a picked task runs on to that tick. */
 		if (s->linux_model)
 			ns = (ns + SP_TICK_NSEC - 1) / SP_TICK_NSEC * SP_TICK_NSEC;
 		if (ns < t)
@@ -342,14 +341,12 @@ void sp_sim_sched_cpu_event(struct sp_sim *s, struct sp_sim_cpu *c)
 /* RUN_TO_PARITY (Linux 6.6+, on by default; protect_slice() in 6.18's
  * pick_eevdf()): the running fair task keeps its CPU against a fair
  * wakeup while it is eligible and short of its deadline (all tasks here
- * have the one base slice, so the protection is its slice). Not within
- * SP_PARITY_GRACE_NS of a preemption point of a program on this CPU: the
- * trace switched a thread out there, for the one that woke then (the
- * slice end and the wakeup come in either order at one instant, and the
- * replay rounds the CPU before the point to the us). Without it a nice-19
- * reader of the bench's rwlock, woken with the lag it had kept, preempted
- * a nice 0 hog in the middle of its slice, and the replayed readers ran
- * 28-70 % more than their traced CPU. */
+ * have the one base slice, so the protection is its slice). Without it a
+ * fair thread woken with the lag it kept would preempt a hog mid-slice.
+ * Not within SP_PARITY_GRACE_NS of a preemption point of a program on this
+ * CPU: a trace switched a thread out there for the one that woke then (the
+ * slice end and the wakeup come in either order at one instant, and a
+ * replay rounds the CPU time before the point). */
 #define SP_PARITY_GRACE_NS 20000ull
 
 static bool sp_protected(struct sp_sim *s, struct sp_sim_cpu *c)

@@ -24,7 +24,7 @@ int sp_sim_cpu_prio(struct sp_sim *s, struct sp_sim_cpu *c)
  * the earliest, taken here as within one base slice of the queue's average
  * (a nice-0 competitor's); not as soon as its debt is paid. Its deadline
  * is a slice past its vruntime, 68 base slices for a nice-19 thread, so
- * such a sleeper stays queued on its CPU for some 100 ms after it slept.
+ * such a sleeper stays queued on its CPU long after it slept.
  * Woken while queued it stays there (ttwu_runnable(): no CPU is chosen). */
 static bool sp_still_queued(struct sp_sim *s, struct sp_sim_thread *t)
 {
@@ -34,7 +34,7 @@ static bool sp_still_queued(struct sp_sim *s, struct sp_sim_thread *t)
 }
 
 /* record_wakee(): @cur woke @t. A thread that keeps waking other threads
- * (the critical writer waking the bench's eight readers) gathers flips. */
+ * (a writer waking many readers) gathers flips. */
 static void sp_record_wakee(struct sp_sim *s, struct sp_sim_thread *cur,
 			    const struct sp_sim_thread *t)
 {
@@ -51,9 +51,8 @@ static void sp_record_wakee(struct sp_sim *s, struct sp_sim_thread *cur,
 /* wake_wide(): a waker of many and a wakee that wakes others too
  * (M:N) are woken where the wakee was, without wake_affine(): the
  * lesser of the two flip counts at least the LLC's CPUs (all of the
- * simulated ones) and the greater at least that many times it. In the
- * bench's rwlock traces the readers woken by the writer's unlock stayed
- * on their own CPU 97 times in 99. */
+ * simulated ones) and the greater at least that many times it: readers
+ * woken by a writer's unlock stay on their own CPUs. */
 static bool sp_wake_wide(const struct sp_sim *s, const struct sp_sim_thread *cur,
 			 const struct sp_sim_thread *t)
 {
@@ -73,15 +72,9 @@ static bool sp_wake_wide(const struct sp_sim *s, const struct sp_sim_thread *cur
  * it is idle and @prev is not, @prev if idle; else wake_affine_weight():
  * @this if its load with the wakee's, times 100, is below @prev's without
  * it, times 108 (WA_BIAS: half the MC domain's imbalance_pct over 100).
- * In the bench's traces a holder woken by the critical thread's unlock
- * mostly stayed on its previous CPU, and a holder woken on the critical
- * thread's CPU waited for the frame to end there, about 1 ms. The wakee's
- * load is the one it slept with: the bench's rwlock writer slept with a
- * load of 439 in the median (417-698 over three runs; P10-P90 50-2571;
- * tests/replay/wakee-load.bt) where the simulator read its load
- * decayed through its waits, 65, and sent it to the CPU of the reader that
- * woke it half the time (33 of 64 in a replay of none-rwlock-2 of set H)
- * where the traced one went there one time in six (10 of 61). */
+ * The wakee's load is the one it slept with, as the kernel reads it, not
+ * its load decayed through its wait: a lighter wakee would be pulled to
+ * the waker's CPU too often. */
 static int sp_wake_affine(struct sp_sim *s, const struct sp_sim_thread *t, int this, int prev)
 {
 	/* task_h_load(): @t's load as of its sleep */
