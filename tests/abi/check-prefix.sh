@@ -48,6 +48,8 @@ tr '\n' '\0' <"$tmp/objects" | xargs -0 "$NM" -A -g -P --defined-only |
 	}
 	{
 		obj = $1; sub(/:$/, "", obj); name = $2
+		# ASan marks each global with __odr_asan.NAME: NAME is what counts
+		sub(/^__odr_asan[.]/, "", name)
 		if (name ~ /^(sp_|SP_|_sp)/) next
 		for (p in re) if (name ~ ("^" p "$")) next
 		print name " (" $3 ") in " obj
