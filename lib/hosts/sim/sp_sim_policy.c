@@ -71,8 +71,8 @@ static void sp_kick_worker(struct sp_sim *s, struct sp_sim_thread *t)
 {
 	uint64_t lat = s->o->boost_latency_ns;
 
-	sp_sim_push(s, s->now + (lat > SP_WK_KICK_NS ? lat - SP_WK_KICK_NS : 0), SP_SIM_EV_WK_KICK, t->idx,
-		 t->boost_gen);
+	sp_sim_push(s, s->now + (lat > SP_WK_KICK_NS ? lat - SP_WK_KICK_NS : 0), SP_SIM_EV_WK_KICK,
+		    t->idx, t->boost_gen);
 }
 
 static void sp_on_change(struct sp_rec_host *h, sp_tid_t tid, bool boosted)

@@ -287,7 +287,7 @@ void sp_sim_sched_schedule(struct sp_sim *s, struct sp_sim_cpu *c)
 	if (prev != ex) {
 		s->r->ctx_switches++;
 		sp_sim_trace_event(s, SP_SIM_TR_SWITCH, c->id, ex ? ex->idx : -1, -1,
-			  pick && pick != ex ? pick->idx : -1);
+				   pick && pick != ex ? pick->idx : -1);
 		if (prev)
 			sp_sim_sched_sync_wait(s, prev);
 	}
