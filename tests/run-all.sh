@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# The whole test suite, as CI runs it: three builds of everything with
-# warnings as errors (plain, AddressSanitizer+UBSan, ThreadSanitizer), each
-# running every ctest test, and an arm64 cross build whose tests run under
-# qemu-user. The kernel-module tests (label "kmod": the module build and the
-# QEMU boot) run in the plain build (amd64) and the arm64 build (arm64)
-# only: sanitizer flags do not apply to the kernel.
+# The whole test suite, as CI runs it: four builds of everything with
+# warnings as errors (plain, static libraries, AddressSanitizer+UBSan,
+# ThreadSanitizer), each running every ctest test, and an arm64 cross build
+# whose tests run under qemu-user. The kernel-module tests (label "kmod":
+# the module build and the QEMU boot) run in the plain build (amd64) and the
+# arm64 build (arm64) only: sanitizer flags do not apply to the kernel, and
+# the static build's libraries are not the module's.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,7 +68,7 @@ t=$(date +%s)
 configure_build arm64 -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERPASS_DEBUG_CHECKS=ON
 test_build arm64 -LE qemu
-stage "arm64 build: the arm64 QEMU boot, beside the sanitizer builds' compiles"
+stage "arm64 build: the arm64 QEMU boot, beside the sanitizer and static builds' compiles"
 boot_log=$out/arm64-qemu-boot.log
 # Its own session, so that a failure below can stop it and its QEMU.
 setsid bash -c 'cd "$1" && shift && exec "$@"' _ "$PWD" \
@@ -81,6 +82,11 @@ configure_build asan -DCMAKE_BUILD_TYPE=Debug -DSUPERPASS_SANITIZE=address,undef
 stage "tsan build (compile)"
 configure_build tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERPASS_SANITIZE=thread \
 	-DSUPERPASS_DEBUG_CHECKS=ON
+# Static libraries: no version script hides a library's internal globals,
+# so a name clash between them and libc or the program shows here.
+stage "static build (compile)"
+configure_build static -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	-DSUPERPASS_DEBUG_CHECKS=ON
 boot_rc=0
 wait "$boot_pid" || boot_rc=$?
 trap - EXIT
@@ -92,5 +98,7 @@ stage "asan build (tests)"
 test_build asan -LE kmod
 stage "tsan build (tests)"
 test_build tsan -LE kmod
+stage "static build (tests)"
+test_build static -LE kmod
 elapsed "run-all.sh" "$t0"
-echo "=== superpass: all four builds passed (plain, asan, tsan, arm64) ==="
+echo "=== superpass: all five builds passed (plain, static, asan, tsan, arm64) ==="

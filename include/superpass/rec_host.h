@@ -13,6 +13,9 @@
  *  - SP_REC_QUEUED: callbacks only queue the tid; sp_rec_host_run() is the
  *    worker, making the recorded state match sp_task_boosted().
  * Tids must be below max_tid (any other is a bad call).
+ *
+ * Not part of libsuperpass: link superpass::sim (libsuperpass-sim), which
+ * exports these functions.
  */
 #ifndef SUPERPASS_REC_HOST_H
 #define SUPERPASS_REC_HOST_H

@@ -59,7 +59,7 @@
  *    load halved per try as nr_balance_failed does, so four nice-0 hogs
  *    go two per CPU whatever nice-19 or mostly sleeping threads run
  *    beside them; a task that fits the gap moves at any imbalance, which
- *    Linux does not do: a calibration, sp_sim_sched.c says why); a queued
+ *    Linux does not do: a calibration, sp_sim_balance.c says why); a queued
  *    RT task is pulled by any CPU that would otherwise run something lower.
  *  - Locks: userspace mutex (glibc normal futex mutex: unlock frees the
  *    word and wakes one waiter, which retries when it runs, so a running

@@ -5,7 +5,7 @@
  * kernel module (MODULE_VERSION) all read it from here, so change it here
  * only. Keep each #define on one line as written: the build parses them.
  *
- * SUPERPASS_ABI is the SONAME number of libsuperpass (libsuperpass.so.1):
+ * SUPERPASS_ABI is the SONAME number of libsuperpass (libsuperpass.so.N):
  * raise it when a function leaves lib/superpass.map or changes its
  * signature, not for additions.
  */
@@ -17,6 +17,6 @@
 #define SUPERPASS_VERSION_MINOR 2
 #define SUPERPASS_VERSION_PATCH 0
 
-#define SUPERPASS_ABI 1
+#define SUPERPASS_ABI 2
 
 #endif /* SUPERPASS_VERSION_H */

@@ -45,24 +45,7 @@ declared() {
 # The names in the global: sections of a version script (C comments, the
 # only kind ld and this parser share, removed).
 map_globals() {
-	awk '{ s = s $0 "\n" }
-	END {
-		while ((i = index(s, "/*")) > 0) {
-			rest = substr(s, i + 2)
-			j = index(rest, "*/")
-			s = substr(s, 1, i - 1) " " (j ? substr(rest, j + 2) : "")
-		}
-		gsub(/[ \t\n]+/, "", s)
-		gsub(/}/, ";};", s)         # a node ends its last section
-		n = split(s, tok, ";")
-		for (k = 1; k <= n; k++) {
-			t = tok[k]
-			sub(/^.*{/, "", t)      # "SUPERPASS_1{global:x" -> "global:x"
-			if (t ~ /^global:/) { on = 1; sub(/^global:/, "", t) }
-			else if (t ~ /^local:/ || t ~ /^}/) on = 0
-			if (on && t != "") print t
-		}
-	}' "$1" | sort -u
+	awk -f "$here/map-globals.awk" "$1" | sort -u
 }
 
 # Defined dynamic symbols of LIB, version suffix dropped; type A is the

@@ -131,6 +131,31 @@ static void chk_trace(void *ctx, const struct sp_sim_trace *e)
 	}
 }
 
+typedef void trace_fn(void *ctx, const struct sp_sim_trace *e);
+
+/* The default options but @pol, @dur and the trace callback @fn (NULL:
+ * none) with @ctx. */
+static struct sp_sim_opts traced_opts(enum sp_sim_policy pol, uint64_t dur, trace_fn *fn, void *ctx)
+{
+	struct sp_sim_opts o;
+
+	sp_sim_opts_default(&o);
+	o.policy = pol;
+	o.duration_ns = dur;
+	o.trace = fn;
+	o.trace_ctx = ctx;
+	return o;
+}
+
+/* Runs @w under traced_opts(@pol, @dur, @fn, @ctx) into @r. */
+static void run_traced(const struct sp_sim_workload *w, enum sp_sim_policy pol, uint64_t dur,
+		       trace_fn *fn, void *ctx, struct sp_sim_result *r)
+{
+	struct sp_sim_opts o = traced_opts(pol, dur, fn, ctx);
+
+	assert_int_equal(sp_sim_run(w, &o, r), 0);
+}
+
 static struct sp_sim_result *run(const struct sp_sim_workload *w, enum sp_sim_policy pol,
 				 uint32_t cpus, uint64_t dur, struct checker *c)
 {
@@ -138,15 +163,10 @@ static struct sp_sim_result *run(const struct sp_sim_workload *w, enum sp_sim_po
 	struct sp_sim_opts o;
 
 	assert_non_null(r);
-	sp_sim_opts_default(&o);
-	o.policy = pol;
-	o.cpus = cpus;
-	o.duration_ns = dur;
-	if (c) {
+	if (c)
 		chk_init(c);
-		o.trace = chk_trace;
-		o.trace_ctx = c;
-	}
+	o = traced_opts(pol, dur, c ? chk_trace : NULL, c);
+	o.cpus = cpus;
 	assert_int_equal(sp_sim_run(w, &o, r), 0);
 	return r;
 }
@@ -162,6 +182,25 @@ static struct sp_sim_workload *wl(const char *name)
 	struct sp_sim_workload *w;
 
 	assert_int_equal(sp_sim_workload_create(name, &w), 0);
+	return w;
+}
+
+/* The workload of the JSON text that @fmt and its arguments print, named
+ * @name; a text the parser refuses fails the test with its message. */
+__attribute__((format(printf, 2, 3)))
+static struct sp_sim_workload *parse(const char *name, const char *fmt, ...)
+{
+	struct sp_sim_workload *w;
+	char text[2048], err[256] = "";
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	assert_in_range(n, 0, sizeof(text) - 1);
+	if (sp_sim_workload_parse(text, name, &w, err, sizeof(err)))
+		fail_msg("%s: %s", name, err);
 	return w;
 }
 
@@ -236,9 +275,8 @@ static uint64_t jittered_cpu(uint32_t ppm, uint64_t seed, int *rc)
 	sp_sim_task_set_loop(w, t, 100);
 	sp_sim_task_run(w, t, 1 * MS);
 	sp_sim_task_sleep(w, t, 1 * MS);
-	sp_sim_opts_default(&o);
+	o = traced_opts(SP_SIM_POL_NONE, 1000 * MS, NULL, NULL);
 	o.cpus = 1;
-	o.duration_ns = 1000 * MS;
 	o.seed = seed;
 	o.run_jitter_ppm = ppm;
 	*rc = sp_sim_run(w, &o, &r);
@@ -277,8 +315,8 @@ static void test_run_jitter(void **state)
  * CPU 0's load is 3072 and CPU 1's 1024 and a little: a hog (1024) is more
  * than half the gap, and Linux moves one all the same after a failed try
  * (detach_tasks() halves a task's load per nr_balance_failed). Without it
- * the lone hog had a CPU to itself and the readers beside it twice their
- * share: the replay's rwlock readers got 4x the CPU they got traced. */
+ * the lone hog would have a CPU to itself and the readers beside it twice
+ * their share. */
 static void test_linux_balance_after_failure(void **state)
 {
 	static const char *const text =
@@ -288,12 +326,10 @@ static void test_linux_balance_after_failure(void **state)
 		"\"c\": { \"delay\": 20, \"run\": 10000 }, \"d\": { \"delay\": 20, \"run\": 10000 }, "
 		"\"reader\": { \"instance\": 8, \"priority\": 19, \"cpus\": [1], "
 		"\"run\": 500, \"sleep\": 50 } } }";
-	struct sp_sim_workload *w;
+	struct sp_sim_workload *w = parse("balance", "%s", text);
 	struct sp_sim_result *r;
-	char err[256];
 
 	(void)state;
-	assert_int_equal(sp_sim_workload_parse(text, "balance", &w, err, sizeof(err)), 0);
 	r = run(w, SP_SIM_POL_NONE, 2, 4000 * MS, NULL);
 	for (uint32_t i = 0; i < r->nthreads; i++) {
 		double got = (double)r->threads[i].cpu_ns / (4000.0 * MS);
@@ -343,14 +379,11 @@ static void test_linux_kernel_lock_taken_first(void **state)
 	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
 		for (int linux_model = 0; linux_model < 2; linux_model++) {
 			struct checker *c = calloc(1, sizeof(*c));
-			struct sp_sim_workload *w;
+			struct sp_sim_workload *w =
+				parse("taken-first", fmt, linux_model ? "linux" : "classic", k[i].kind,
+				      k[i].lock, k[i].lock, k[i].lock, k[i].lock, k[i].lock);
 			struct sp_sim_result *r;
-			char text[1024], err[256];
 
-			snprintf(text, sizeof(text), fmt, linux_model ? "linux" : "classic",
-				 k[i].kind, k[i].lock, k[i].lock, k[i].lock, k[i].lock, k[i].lock);
-			if (sp_sim_workload_parse(text, "taken-first", &w, err, sizeof(err)) != 0)
-				fail_msg("%s", err);
 			r = run(w, SP_SIM_POL_NONE, 2, 200 * MS, c);
 			assert_int_equal(c->violations, 0);
 			/* the waiter gets the lock (its one wait ends) */
@@ -412,19 +445,11 @@ static void test_glibc_rwaiting_readers(void **state)
 
 	(void)state;
 	for (int linux_model = 0; linux_model < 2; linux_model++) {
-		char text[1024], err[256];
-		struct sp_sim_workload *w;
+		struct sp_sim_workload *w = parse("rwaiting", fmt, linux_model ? "linux" : "classic");
 		struct rwaiting x = { 0 };
-		struct sp_sim_opts o;
 		struct sp_sim_result r;
 
-		snprintf(text, sizeof(text), fmt, linux_model ? "linux" : "classic");
-		assert_int_equal(sp_sim_workload_parse(text, "rwaiting", &w, err, sizeof(err)), 0);
-		sp_sim_opts_default(&o);
-		o.duration_ns = 50 * MS;
-		o.trace = rwaiting_trace;
-		o.trace_ctx = &x;
-		assert_int_equal(sp_sim_run(w, &o, &r), 0);
+		run_traced(w, SP_SIM_POL_NONE, 50 * MS, rwaiting_trace, &x, &r);
 		assert_true(x.w_release > 3 * MS);
 		assert_true(x.r1_first_wake > 0);
 		if (linux_model) /* woken by r0's unlock, before the writer's */
@@ -440,10 +465,9 @@ static void test_glibc_rwaiting_readers(void **state)
  * The bench's mutex scenario (examples/workloads/mutex.json) under the
  * linux model: the runtime's worker is an RT thread that runs on the CPU
  * the critical thread is not on, so the fast-tracked holder runs on the
- * critical thread's CPU, and its release wakes the critical thread there.
- * Measured (eight superpass-preload traces): 545 of 556 critical wakes on
- * the waker's CPU. Without the worker, the holder was boosted wherever it
- * was queued: on the other CPU in 191 of 323 such wakes. */
+ * critical thread's CPU, and its release wakes the critical thread there,
+ * as the runtime's do. Without the worker, the holder would be boosted
+ * wherever it was queued, often on the other CPU. */
 struct wk_cpu {
 	int crit_cpu, waiting;
 	int same, other, worker_runs;
@@ -483,19 +507,12 @@ static void test_linux_worker_cpu(void **state)
 		"\"lock\": \"a\", \"run\": 500, \"unlock\": \"a\", "
 		"\"timer\": { \"ref\": \"unique\", \"period\": 4000, \"mode\": \"absolute\" } }, "
 		"\"sp-hog\": { \"instance\": 4, \"run\": 10000 } } }";
-	struct sp_sim_workload *w;
+	struct sp_sim_workload *w = parse("worker", "%s", text);
 	struct wk_cpu x = { .crit_cpu = -1, .worker = 7 };
-	struct sp_sim_opts o;
 	struct sp_sim_result r;
-	char err[256];
 
 	(void)state;
-	assert_int_equal(sp_sim_workload_parse(text, "worker", &w, err, sizeof(err)), 0);
-	sp_sim_opts_default(&o);
-	o.policy = SP_SIM_POL_SUPERPASS;
-	o.trace = wk_cpu_trace;
-	o.trace_ctx = &x;
-	assert_int_equal(sp_sim_run(w, &o, &r), 0);
+	run_traced(w, SP_SIM_POL_SUPERPASS, 0, wk_cpu_trace, &x, &r);
 	assert_int_equal(r.nthreads, x.worker); /* the worker is no workload thread */
 	assert_true(x.worker_runs > 10);
 	if (x.same + x.other < 20)
@@ -553,20 +570,11 @@ static void test_linux_run_to_parity(void **state)
 
 	(void)state;
 	for (int m = 0; m < 2; m++) {
-		struct sp_sim_workload *w;
+		struct sp_sim_workload *w = parse("parity", fmt, m ? "linux" : "classic");
 		struct parity x = { 0 };
-		struct sp_sim_opts o;
 		struct sp_sim_result r;
-		char text[1024], err[256] = "";
 
-		snprintf(text, sizeof(text), fmt, m ? "linux" : "classic");
-		if (sp_sim_workload_parse(text, "parity", &w, err, sizeof(err)))
-			fail_msg("%s", err);
-		sp_sim_opts_default(&o);
-		o.duration_ns = 30 * MS;
-		o.trace = parity_trace;
-		o.trace_ctx = &x;
-		assert_int_equal(sp_sim_run(w, &o, &r), 0);
+		run_traced(w, SP_SIM_POL_NONE, 30 * MS, parity_trace, &x, &r);
 		assert_int_equal(x.n, 4);
 		mean[m] = x.wait_sum / 4;
 		sp_sim_result_free(&r);
@@ -613,11 +621,11 @@ static void wb_trace(void *ctx, const struct sp_sim_trace *e)
 	}
 }
 
-/* With sp_waiter_boost (the runtime since fa0d86e) the holder a critical
+/* With sp_waiter_boost (the runtime's sp_waiter.c) the holder a critical
  * wait finds is fast-tracked 20 us after the wait, not after the worker's
  * 75 us or more; the worker still runs (for its ticks). And the waiter is
  * raised to the fast tracks' priority for its wait and until it releases
- * the lock its wait took (the runtime since 02eac15, sp_waiter.c). */
+ * the lock its wait took (sp_waiter.c too). */
 static void test_waiter_boost(void **state)
 {
 	static const char *const fmt =
@@ -635,20 +643,11 @@ static void test_waiter_boost(void **state)
 
 	(void)state;
 	for (int m = 0; m < 2; m++) {
-		struct sp_sim_workload *w;
+		struct sp_sim_workload *w = parse("wb", fmt, on[m]);
 		struct wb x = { .crit = 0, .worker = 7 };
-		struct sp_sim_opts o;
 		struct sp_sim_result r;
-		char text[1024], err[256] = "";
 
-		snprintf(text, sizeof(text), fmt, on[m]);
-		if (sp_sim_workload_parse(text, "wb", &w, err, sizeof(err)))
-			fail_msg("%s", err);
-		sp_sim_opts_default(&o);
-		o.policy = SP_SIM_POL_SUPERPASS;
-		o.trace = wb_trace;
-		o.trace_ctx = &x;
-		assert_int_equal(sp_sim_run(w, &o, &r), 0);
+		run_traced(w, SP_SIM_POL_SUPERPASS, 0, wb_trace, &x, &r);
 		assert_int_equal(r.nthreads, x.worker);
 		if (x.boosts < 10)
 			fail_msg("%d first fast tracks in %d critical waits", x.boosts, x.blocks);
@@ -699,20 +698,11 @@ static void test_timer_skip(void **state)
 
 	(void)state;
 	for (int m = 0; m < 2; m++) {
-		struct sp_sim_workload *w;
-		struct sp_sim_opts o;
+		struct sp_sim_workload *w = parse("skip", fmt, modes[m]);
 		struct sp_sim_result r;
-		char text[512], err[256] = "";
 		int n = 0;
 
-		snprintf(text, sizeof(text), fmt, modes[m]);
-		if (sp_sim_workload_parse(text, "skip", &w, err, sizeof(err)))
-			fail_msg("%s", err);
-		sp_sim_opts_default(&o);
-		o.duration_ns = 300 * MS;
-		o.trace = count_frames;
-		o.trace_ctx = &n;
-		assert_int_equal(sp_sim_run(w, &o, &r), 0);
+		run_traced(w, SP_SIM_POL_NONE, 300 * MS, count_frames, &n, &r);
 		assert_int_equal(n, want[m]);
 		if (!m) {
 			assert_int_equal(r.frames, 30);
@@ -782,11 +772,8 @@ static uint64_t preempt_done(int sched, bool point)
 		assert_true(sp_sim_task_preempt(w, a) >= 0);
 	sp_sim_task_run(w, a, MS / 2);
 	sp_sim_task_run(w, b, 100 * MS);
-	sp_sim_opts_default(&o);
+	o = traced_opts(SP_SIM_POL_NONE, 50 * MS, done_at, &at);
 	o.cpus = 1;
-	o.duration_ns = 50 * MS;
-	o.trace = done_at;
-	o.trace_ctx = &at;
 	assert_int_equal(sp_sim_run(w, &o, &r), 0);
 	sp_sim_result_free(&r);
 	sp_sim_workload_free(w);
@@ -1195,11 +1182,11 @@ static void free_trace(void *ctx, const struct sp_sim_trace *e)
 }
 
 /* Two CPUs. B0 (nice 19) holds a glibc mutex for 2 ms of CPU; B1 (nice
- * 19) asks for it, then four nice-0 hogs start and the critical U asks. Under superpass B0 is fast-
- * tracked; its unlock frees the word and wakes one waiter, B1 (the first
- * to wait), not U: the lock is free, nobody holds it, nothing is boosted,
- * and U waits while B1 waits for a CPU behind the hogs before it can take
- * the lock (the 43 ms waits of the measured mutex runs, README). A kernel
+ * 19) asks for it, then four nice-0 hogs start and the critical U asks.
+ * Under superpass B0 is fast-tracked; its unlock frees the word and wakes
+ * one waiter, B1 (the first to wait), not U: the lock is free, nobody
+ * holds it, nothing is boosted, and U waits while B1 waits for a CPU
+ * behind the hogs before it can take the lock (README). A kernel
  * mutex hands the lock to B1 at the unlock: B1 is the owner at once and
  * is fast-tracked, and the gap does not exist. */
 static void test_wake_one_leaves_lock_free(void **state)
@@ -1236,12 +1223,8 @@ static void test_wake_one_leaves_lock_free(void **state)
 		sp_sim_task_set_delay(w, hog, 900 * US);
 		sp_sim_task_run(w, hog, 10 * MS);
 		sp_sim_workload_set_cpus(w, 2);
-		sp_sim_opts_default(&o);
-		o.policy = SP_SIM_POL_SUPERPASS;
+		o = traced_opts(SP_SIM_POL_SUPERPASS, 2000 * MS, free_trace, &g);
 		o.boost_latency_ns = 0;
-		o.duration_ns = 2000 * MS;
-		o.trace = free_trace;
-		o.trace_ctx = &g;
 		assert_int_equal(sp_sim_run(w, &o, &r), 0);
 		assert_int_equal(r.blockings, 1);
 		longest[k] = g.longest;
@@ -1292,19 +1275,12 @@ static void test_linux_slice_at_tick(void **state)
 
 	(void)state;
 	for (int k = 0; k < 3; k++) {
-		char text[512], err[256];
-		struct sp_sim_workload *w;
+		struct sp_sim_workload *w =
+			parse("tick", fmt, k ? "linux" : "classic", k == 2 ? sleeper : "");
 		struct switches sw = { .prev = -1 };
-		struct sp_sim_opts o;
 		struct sp_sim_result r;
 
-		snprintf(text, sizeof(text), fmt, k ? "linux" : "classic", k == 2 ? sleeper : "");
-		assert_int_equal(sp_sim_workload_parse(text, "tick", &w, err, sizeof(err)), 0);
-		sp_sim_opts_default(&o);
-		o.duration_ns = 400 * MS;
-		o.trace = sw_trace;
-		o.trace_ctx = &sw;
-		assert_int_equal(sp_sim_run(w, &o, &r), 0);
+		run_traced(w, SP_SIM_POL_NONE, 400 * MS, sw_trace, &sw, &r);
 		assert_true(sw.n > 20);
 		if (k == 0) { /* on time: 1.5 ms turns */
 			assert_in_range(sw.runs_ns / sw.n, 1400 * US, 1600 * US);
@@ -1340,19 +1316,11 @@ static void wake_rq_trace(void *ctx, const struct sp_sim_trace *e)
 /* The CPU thread 0's @k-th wake queued it on (its first is its start). */
 static int wake_rq_of(const char *text, int k)
 {
-	struct sp_sim_workload *w;
+	struct sp_sim_workload *w = parse("wake", "%s", text);
 	struct wake_rq x = { 0 };
-	struct sp_sim_opts o;
 	struct sp_sim_result r;
-	char err[256] = "";
 
-	if (sp_sim_workload_parse(text, "wake", &w, err, sizeof(err)))
-		fail_msg("%s", err);
-	sp_sim_opts_default(&o);
-	o.duration_ns = 100 * MS;
-	o.trace = wake_rq_trace;
-	o.trace_ctx = &x;
-	assert_int_equal(sp_sim_run(w, &o, &r), 0);
+	run_traced(w, SP_SIM_POL_NONE, 100 * MS, wake_rq_trace, &x, &r);
 	sp_sim_result_free(&r);
 	sp_sim_workload_free(w);
 	if (x.n <= k)
@@ -1363,10 +1331,7 @@ static int wake_rq_of(const char *text, int k)
 /* wake_affine(): the unlock comes from CPU 1. With three hogs on CPU 0 and
  * only w on CPU 1, t goes to the waker's CPU (its load with t's, times
  * 100, is below CPU 0's times 108); with one hog on CPU 0 and two more
- * beside w, it stays on CPU 0. The classic model never moves it. In the
- * bench's mutex traces a holder woken by the critical thread's unlock went
- * where wake_affine() said; before this the replayed holders stayed put,
- * and the replays had 14-28 % more critical blockings than their traces. */
+ * beside w, it stays on CPU 0. The classic model never moves it. */
 static void test_linux_wake_affine(void **state)
 {
 	static const char *const fmt =
@@ -1462,10 +1427,8 @@ static void test_linux_delayed_sleeper_wakes_in_place(void **state)
  * full load, its weight (9548), runs 100 us on CPU 0 and waits 90 ms for
  * w's mutex beside two hogs there, its load decaying to 14 % of that.
  * w's unlock on CPU 1, where only w runs, leaves t on CPU 0: CPU 1's load
- * with t's 9548 is far above CPU 0's less it. Read decayed, t went to the
- * lighter CPU 1, as the simulator sent the bench's critical writer (its
- * load 65) to the CPU of the reader that woke it half the time, where the
- * traced one went there one time in six. */
+ * with t's 9548 is far above CPU 0's less it. Read decayed, t would go to
+ * the lighter CPU 1. */
 static void test_linux_wake_affine_reads_load_at_sleep(void **state)
 {
 	static const char *const text =
@@ -1523,13 +1486,9 @@ static void test_superpass_boost_latency(void **state)
 		struct boost_gap g = { .min_gap = UINT64_MAX };
 		struct sp_sim_opts o;
 
-		sp_sim_opts_default(&o);
+		o = traced_opts(SP_SIM_POL_SUPERPASS, 1000 * MS, gap_trace, &g);
 		assert_int_equal(o.boost_latency_ns, SP_SIM_DEFAULT_BOOST_LATENCY_NS);
-		o.policy = SP_SIM_POL_SUPERPASS;
-		o.duration_ns = 1000 * MS;
 		o.boost_latency_ns = lat[i];
-		o.trace = gap_trace;
-		o.trace_ctx = &g;
 		assert_int_equal(sp_sim_run(w, &o, &r[i]), 0);
 		assert_true(r[i].blockings > 10);
 		assert_true(g.raises > 0);
@@ -1564,12 +1523,9 @@ static char *report(const struct sp_sim_workload *w, uint64_t seed, size_t *len)
 
 	assert_non_null(f);
 	for (int i = 0; i < 3; i++) {
-		struct sp_sim_opts o;
+		struct sp_sim_opts o = traced_opts(pols[i], 500 * MS, NULL, NULL);
 
-		sp_sim_opts_default(&o);
-		o.policy = pols[i];
 		o.seed = seed;
-		o.duration_ns = 500 * MS;
 		assert_int_equal(sp_sim_run(w, &o, &rs[i]), 0);
 	}
 	sp_sim_print_header(f, "det", 2, 500 * MS);

@@ -16,7 +16,7 @@
 
 #define SP_ZERO_OPS_MAX 100000u /* ops in a row that use no time: a stall */
 
-void sim_trace_emit(struct sim *s, int type, int cpu, int th, int lock, int arg)
+void sp_sim_trace_emit(struct sp_sim *s, int type, int cpu, int th, int lock, int arg)
 {
 	struct sp_sim_trace ev;
 
@@ -32,18 +32,18 @@ void sim_trace_emit(struct sim *s, int type, int cpu, int th, int lock, int arg)
 }
 
 /* ---- the event heap: (t, seq) order ---- */
-static bool sp_ev_less(const struct sev *a, const struct sev *b)
+static bool sp_ev_less(const struct sp_sim_event *a, const struct sp_sim_event *b)
 {
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-void sim_push(struct sim *s, uint64_t t, uint32_t type, int a, uint32_t gen)
+void sp_sim_push(struct sp_sim *s, uint64_t t, uint32_t type, int a, uint32_t gen)
 {
 	uint32_t i;
 
 	if (s->nheap == s->heapcap) {
 		uint32_t cap = s->heapcap ? 2 * s->heapcap : 64;
-		struct sev *h = realloc(s->heap, cap * sizeof(*h));
+		struct sp_sim_event *h = realloc(s->heap, cap * sizeof(*h));
 
 		if (!h) {
 			s->err = true;
@@ -55,8 +55,8 @@ void sim_push(struct sim *s, uint64_t t, uint32_t type, int a, uint32_t gen)
 	/* (t, seq) keys are unique: any heap pops them in the same order. The
 	 * sifts move a hole and write the entry once. */
 	{
-		struct sev e = { .t = t, .seq = ++s->evseq, .type = type, .gen = gen, .a = a };
-		struct sev *h = s->heap;
+		struct sp_sim_event e = { .t = t, .seq = ++s->evseq, .type = type, .gen = gen, .a = a };
+		struct sp_sim_event *h = s->heap;
 
 		i = s->nheap++;
 		while (i && sp_ev_less(&e, &h[(i - 1) / 2])) {
@@ -67,9 +67,9 @@ void sim_push(struct sim *s, uint64_t t, uint32_t type, int a, uint32_t gen)
 	}
 }
 
-static struct sev sp_pop(struct sim *s)
+static struct sp_sim_event sp_pop(struct sp_sim *s)
 {
-	struct sev *h = s->heap, top = h[0], last = h[--s->nheap];
+	struct sp_sim_event *h = s->heap, top = h[0], last = h[--s->nheap];
 	uint32_t i = 0, n = s->nheap;
 
 	for (;;) {
@@ -97,7 +97,7 @@ static uint64_t sp_splitmix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static uint64_t sp_rand(struct sth *t)
+static uint64_t sp_rand(struct sp_sim_thread *t)
 {
 	uint64_t x = t->rng;
 
@@ -108,7 +108,7 @@ static uint64_t sp_rand(struct sth *t)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
-uint64_t sim_wait_now(struct sim *s, const struct sth *t)
+uint64_t sp_sim_wait_now(struct sp_sim *s, const struct sp_sim_thread *t)
 {
 	return t->wait_ns + (t->waiting ? s->now - t->wait_since : 0);
 }
@@ -117,7 +117,7 @@ uint64_t sim_wait_now(struct sim *s, const struct sth *t)
 
 /* The op @t is at, moving over ends of phases and loops; NULL when the
  * program is over. */
-static const struct sp_sim_op *sp_cur_op(struct sth *t)
+static const struct sp_sim_op *sp_cur_op(struct sp_sim_thread *t)
 {
 	const struct sp_sim_task *k = t->task;
 
@@ -144,17 +144,17 @@ static const struct sp_sim_op *sp_cur_op(struct sth *t)
 	return NULL; /* only empty phases */
 }
 
-static void sp_sleep_until(struct sim *s, struct sth *t, uint64_t when)
+static void sp_sleep_until(struct sp_sim *s, struct sp_sim_thread *t, uint64_t when)
 {
-	sched_set_state(s, t, TS_SLEEP);
-	sched_dequeue(s, t);
+	sp_sim_sched_set_state(s, t, SP_TS_SLEEP);
+	sp_sim_sched_dequeue(s, t);
 	t->gen++;
-	sim_push(s, when, EV_WAKE, t->idx, t->gen);
+	sp_sim_push(s, when, SP_SIM_EV_WAKE, t->idx, t->gen);
 }
 
 /* A run op's CPU time under sp_sim_opts.run_jitter_ppm; never 0 for a
  * run that has length (the jitter is at most 10 %). */
-static uint64_t sp_run_length(struct sim *s, struct sth *t, uint64_t ns)
+static uint64_t sp_run_length(struct sp_sim *s, struct sp_sim_thread *t, uint64_t ns)
 {
 	uint64_t j = s->o->run_jitter_ppm, r;
 
@@ -165,18 +165,19 @@ static uint64_t sp_run_length(struct sim *s, struct sth *t, uint64_t ns)
 	return (uint64_t)((unsigned __int128)ns * (1000000u - j + r) / 1000000u);
 }
 
-static void sp_done(struct sim *s, struct sth *t)
+static void sp_done(struct sp_sim *s, struct sp_sim_thread *t)
 {
-	sched_set_state(s, t, TS_DONE);
-	sched_dequeue(s, t);
-	sim_trace(s, SP_SIM_TR_DONE, t->cpu, t->idx, -1, 0);
-	pol_exit(s, t);
+	sp_sim_sched_set_state(s, t, SP_TS_DONE);
+	sp_sim_sched_dequeue(s, t);
+	sp_sim_trace_event(s, SP_SIM_TR_DONE, t->cpu, t->idx, -1, 0);
+	sp_sim_pol_exit(s, t);
 }
 
-static void sp_timer(struct sim *s, struct sth *t, const struct sp_sim_op *op)
+static void sp_timer(struct sp_sim *s, struct sp_sim_thread *t, const struct sp_sim_op *op)
 {
 	const struct sp_sim_timerdef *d = &s->w->timers[op->ref];
-	struct stimer *tm = &s->timers[(size_t)op->ref * s->nth + (d->unique ? (uint32_t)t->idx : 0)];
+	struct sp_sim_timer *tm =
+		&s->timers[(size_t)op->ref * s->nth + (d->unique ? (uint32_t)t->idx : 0)];
 	uint64_t period = op->ns;
 	bool late;
 
@@ -200,7 +201,7 @@ static void sp_timer(struct sim *s, struct sth *t, const struct sp_sim_op *op)
 		s->r->janky += missed;
 		t->last_tm = tm;
 		t->last_period = op->ns;
-		sim_trace(s, SP_SIM_TR_FRAME, t->cpu, t->idx, -1, late);
+		sp_sim_trace_event(s, SP_SIM_TR_FRAME, t->cpu, t->idx, -1, late);
 	}
 	t->op++;
 	if (late && op->absolute == SP_TM_SKIP)
@@ -216,13 +217,13 @@ static void sp_timer(struct sim *s, struct sth *t, const struct sp_sim_op *op)
 
 /* Runs @t's zero-time ops until one takes time (work, a sleep, a wait).
  * @t is executing on a CPU. */
-void sim_run_program(struct sim *s, struct sth *t)
+void sp_sim_run_program(struct sp_sim *s, struct sp_sim_thread *t)
 {
 	if (t == s->wk) {
-		pol_wk_step(s);
+		sp_sim_pol_wk_step(s);
 		return;
 	}
-	for (uint32_t n = 0; t->state == TS_RUNNABLE; n++) {
+	for (uint32_t n = 0; t->state == SP_TS_RUNNABLE; n++) {
 		const struct sp_sim_op *op;
 
 		if (n > SP_ZERO_OPS_MAX) {
@@ -272,19 +273,19 @@ void sim_run_program(struct sim *s, struct sth *t)
 			break;
 		case SP_OP_LOCK:
 			if (t->granted) {
-				lock_finish(s, t);
+				sp_sim_lock_finish(s, t);
 				t->op++;
-			} else if (lock_try(s, t, op->ref, op->hold)) {
-				lock_finish(s, t);
+			} else if (sp_sim_lock_try(s, t, op->ref, op->hold)) {
+				sp_sim_lock_finish(s, t);
 				t->op++;
 			} else {
-				lock_block(s, t, op->ref, op->hold);
+				sp_sim_lock_block(s, t, op->ref, op->hold);
 				return;
 			}
 			break;
 		case SP_OP_UNLOCK:
 			t->op++;
-			if (lock_release(s, t, op->ref) && t->state == TS_RUNNABLE) {
+			if (sp_sim_lock_release(s, t, op->ref) && t->state == SP_TS_RUNNABLE) {
 				t->sys_left = SP_WAKE_COST_NS;
 				t->needs_sys_done = true;
 				return;
@@ -292,11 +293,11 @@ void sim_run_program(struct sim *s, struct sth *t)
 			break;
 		case SP_OP_YIELD:
 			t->op++;
-			sched_yield(s, t);
+			sp_sim_sched_yield(s, t);
 			return;
 		case SP_OP_PREEMPT:
 			t->op++;
-			if (sched_slice_end(s, t))
+			if (sp_sim_sched_slice_end(s, t))
 				return;
 			break;
 		case SP_OP_SETSCHED:
@@ -305,11 +306,11 @@ void sim_run_program(struct sim *s, struct sth *t)
 			if (op->sched == SP_SIM_OTHER) {
 				t->nice = op->prio;
 				t->rtprio = 0;
-				sched_set_weight(s, t);
+				sp_sim_sched_set_weight(s, t);
 			} else {
 				t->rtprio = op->prio;
 			}
-			sched_set_eff(s, t);
+			sp_sim_sched_set_eff(s, t);
 			break;
 		default:
 			t->op++;
@@ -353,7 +354,7 @@ static bool sp_named_critical(const struct sp_sim_opts *o, const char *name)
 	return false;
 }
 
-static void sp_sim_free(struct sim *s)
+static void sp_sim_free(struct sp_sim *s)
 {
 	if (s->lk)
 		for (uint32_t i = 0; i < s->w->nlocks; i++) {
@@ -370,7 +371,7 @@ static void sp_sim_free(struct sim *s)
 	free(s->heap);
 }
 
-static int sp_sim_setup(struct sim *s)
+static int sp_sim_setup(struct sp_sim *s)
 {
 	const struct sp_sim_workload *w = s->w;
 	const struct sp_sim_opts *o = s->o;
@@ -386,7 +387,7 @@ static int sp_sim_setup(struct sim *s)
 			if (sp_sim_task_find(w, *p) < 0)
 				return -ENOENT;
 	s->nth = n;
-	/* one more: the superpass worker of the linux model (pol_init) */
+	/* one more: the superpass worker of the linux model (sp_sim_pol_init) */
 	s->th = calloc(n + 1, sizeof(*s->th));
 	s->cpus = calloc(s->ncpus, sizeof(*s->cpus));
 	s->lk = calloc(w->nlocks ? w->nlocks : 1, sizeof(*s->lk));
@@ -403,7 +404,7 @@ static int sp_sim_setup(struct sim *s)
 			return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < w->nlocks; i++) {
-		struct slk *l = &s->lk[i];
+		struct sp_sim_lock *l = &s->lk[i];
 
 		l->kind = w->locks[i].kind;
 		l->pi = l->kind == SP_SIM_UMUTEX && (s->pol == SP_SIM_POL_PI || w->pi_enabled);
@@ -421,7 +422,7 @@ static int sp_sim_setup(struct sim *s)
 
 		any_hog |= hog;
 		for (uint32_t j = 0; j < k->instances; j++, n++) {
-			struct sth *t = &s->th[n];
+			struct sp_sim_thread *t = &s->th[n];
 			struct sp_sim_thread_stats *ts = &s->r->threads[n];
 
 			t->idx = (int)n;
@@ -442,7 +443,7 @@ static int sp_sim_setup(struct sim *s)
 			}
 			t->eff = t->policy == SP_SIM_OTHER ? 0 : t->rtprio;
 			t->rr = t->policy == SP_SIM_RR;
-			t->weight = sched_weight(t->nice);
+			t->weight = sp_sim_sched_weight(t->nice);
 			t->fresh = true;
 			t->pelt = t->pelt_sleep = 1024;
 			t->last_wakee = -1;
@@ -465,53 +466,53 @@ static int sp_sim_setup(struct sim *s)
 		for (uint32_t i = 0; i < s->nth; i++)
 			s->th[i].hog = s->r->threads[i].hog = !s->th[i].critical;
 	for (uint32_t i = 0; i < s->nth; i++)
-		sim_push(s, s->th[i].task->delay_ns, EV_START, (int)i, 0);
+		sp_sim_push(s, s->th[i].task->delay_ns, SP_SIM_EV_START, (int)i, 0);
 	if (s->ncpus > 1)
-		sim_push(s, SP_BALANCE_NS, EV_BALANCE, 0, 0);
+		sp_sim_push(s, SP_BALANCE_NS, SP_SIM_EV_BALANCE, 0, 0);
 	return s->err ? -ENOMEM : 0;
 }
 
-static void sp_event(struct sim *s, const struct sev *e)
+static void sp_event(struct sp_sim *s, const struct sp_sim_event *e)
 {
-	struct sth *t;
+	struct sp_sim_thread *t;
 
 	switch (e->type) {
-	case EV_START:
+	case SP_SIM_EV_START:
 		t = &s->th[e->a];
 		if (!t->task->nphases) {
-			t->state = TS_DONE;
+			t->state = SP_TS_DONE;
 			break;
 		}
 		t->t_first = s->now;
-		sched_wake(s, t);
+		sp_sim_sched_wake(s, t);
 		break;
-	case EV_WAKE:
+	case SP_SIM_EV_WAKE:
 		t = &s->th[e->a];
-		if (t->state == TS_SLEEP && t->gen == e->gen)
-			sched_wake(s, t);
+		if (t->state == SP_TS_SLEEP && t->gen == e->gen)
+			sp_sim_sched_wake(s, t);
 		break;
-	case EV_TICK:
-		pol_tick(s);
+	case SP_SIM_EV_TICK:
+		sp_sim_pol_tick(s);
 		break;
-	case EV_BOOST:
-		pol_boost_due(s, &s->th[e->a], e->gen);
+	case SP_SIM_EV_BOOST:
+		sp_sim_pol_boost_due(s, &s->th[e->a], e->gen);
 		break;
-	case EV_WK_KICK:
-		pol_wk_kick(s, &s->th[e->a], e->gen);
+	case SP_SIM_EV_WK_KICK:
+		sp_sim_pol_wk_kick(s, &s->th[e->a], e->gen);
 		break;
-	case EV_WT_LOWER:
-		pol_waiter_bound(s, &s->th[e->a], e->gen);
+	case SP_SIM_EV_WT_LOWER:
+		sp_sim_pol_waiter_bound(s, &s->th[e->a], e->gen);
 		break;
-	case EV_BALANCE:
-		sched_balance(s);
-		sim_push(s, s->now + SP_BALANCE_NS, EV_BALANCE, 0, 0);
+	case SP_SIM_EV_BALANCE:
+		sp_sim_sched_balance(s);
+		sp_sim_push(s, s->now + SP_BALANCE_NS, SP_SIM_EV_BALANCE, 0, 0);
 		break;
 	}
 }
 
-static void sp_resched_all(struct sim *s)
+static void sp_resched_all(struct sp_sim *s)
 {
-	struct scpu *cpus = s->cpus;
+	struct sp_sim_cpu *cpus = s->cpus;
 	uint32_t n = s->ncpus;
 
 	for (int round = 0; round < 64; round++) {
@@ -519,7 +520,7 @@ static void sp_resched_all(struct sim *s)
 
 		for (uint32_t i = 0; i < n; i++) {
 			if (cpus[i].resched) {
-				sched_schedule(s, &cpus[i]);
+				sp_sim_sched_schedule(s, &cpus[i]);
 				any = true;
 			}
 		}
@@ -528,23 +529,23 @@ static void sp_resched_all(struct sim *s)
 	}
 }
 
-static void sp_finish(struct sim *s)
+static void sp_finish(struct sp_sim *s)
 {
 	struct sp_sim_result *r = s->r;
 
 	s->now = s->end;
 	for (uint32_t i = 0; i < s->ncpus; i++)
-		sched_update_curr(s, &s->cpus[i]);
+		sp_sim_sched_update_curr(s, &s->cpus[i]);
 	for (uint32_t i = 0; i < s->nth; i++) {
-		struct sth *t = &s->th[i];
+		struct sp_sim_thread *t = &s->th[i];
 		struct sp_sim_thread_stats *ts = &r->threads[i];
 
 		ts->cpu_ns = t->cpu_ns;
-		ts->wait_ns = sim_wait_now(s, t);
+		ts->wait_ns = sp_sim_wait_now(s, t);
 		ts->blocked_ns = t->blocked_ns + (t->wait_lock >= 0 ? s->now - t->block_since : 0);
 		if (t->hog)
 			r->bg_work_ns += t->cpu_ns;
-		if (t->critical && t->last_tm && t->state != TS_DONE) {
+		if (t->critical && t->last_tm && t->state != SP_TS_DONE) {
 			/* the frame in progress, if its deadline has passed */
 			uint64_t d = t->last_tm->next + t->last_period;
 
@@ -566,7 +567,7 @@ static void sp_finish(struct sim *s)
 int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	       struct sp_sim_result *r)
 {
-	struct sim s;
+	struct sp_sim s;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -599,7 +600,7 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	r->cpus = s.ncpus;
 	rc = sp_sim_setup(&s);
 	if (!rc)
-		rc = pol_init(&s);
+		rc = sp_sim_pol_init(&s);
 	if (rc) {
 		sp_sim_free(&s);
 		sp_sim_result_free(r);
@@ -607,7 +608,7 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	}
 	for (;;) {
 		uint64_t t = s.nheap ? s.heap[0].t : SP_INF;
-		struct scpu *c = NULL, *cpus = s.cpus;
+		struct sp_sim_cpu *c = NULL, *cpus = s.cpus;
 
 		for (uint32_t i = 0, n = s.ncpus; i < n; i++) {
 			if (cpus[i].next_local <= t && (!c || cpus[i].next_local < t)) {
@@ -620,16 +621,16 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 		s.now = t;
 		r->events++;
 		if (c) {
-			sched_cpu_event(&s, c);
+			sp_sim_sched_cpu_event(&s, c);
 		} else {
-			struct sev e = sp_pop(&s);
+			struct sp_sim_event e = sp_pop(&s);
 
 			sp_event(&s, &e);
 		}
 		sp_resched_all(&s);
 	}
 	sp_finish(&s);
-	pol_fini(&s);
+	sp_sim_pol_fini(&s);
 	rc = s.err ? -ENOMEM : 0;
 	sp_sim_free(&s);
 	return rc;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The engine's state, shared by its files: sp_sim_engine.c (event loop,
- * threads' programs), sp_sim_sched.c (CPUs and classes), sp_sim_lock.c
- * (locks) and sp_sim_policy.c (pi, ux-writer, superpass). One run, one
- * thread of the host: nothing here is shared or locked. */
+ * threads' programs), the scheduler (CPUs and classes: sp_sim_sched.c and
+ * the files of sp_sim_sched.h), sp_sim_lock.c (locks) and sp_sim_policy.c
+ * (pi, ux-writer, superpass). One run, one thread of the host: nothing here
+ * is shared or locked. */
 #ifndef SP_SIM_ENGINE_H
 #define SP_SIM_ENGINE_H
 
@@ -29,15 +30,15 @@
  * woken thread may run first. */
 #define SP_WAKE_COST_NS 2000ull
 
-enum sp_ts { TS_NEW = 0, TS_RUNNABLE, TS_BLOCKED, TS_SLEEP, TS_DONE };
+enum sp_sim_thread_state { SP_TS_NEW = 0, SP_TS_RUNNABLE, SP_TS_BLOCKED, SP_TS_SLEEP, SP_TS_DONE };
 
-struct sim;
+struct sp_sim;
 
-struct sth {
+struct sp_sim_thread {
 	int idx;
 	const struct sp_sim_task *task;
 	uint32_t inst;
-	enum sp_ts state;
+	enum sp_sim_thread_state state;
 	int cpu;                 /* run queue it is on, or was last on (-1: never) */
 	bool on_rq;
 	bool waiting;            /* runnable and not running: wait_ns accrues */
@@ -60,14 +61,14 @@ struct sth {
 	int eff;                 /* effective RT priority, 0: fair */
 	bool rr;
 	bool sp_boost, ux_boost, ux_new;
-	uint32_t boost_gen;      /* superpass: a pending EV_BOOST is this one's */
+	uint32_t boost_gen;      /* superpass: a pending SP_SIM_EV_BOOST is this one's */
 	bool boost_due;          /* linux model: the worker applies boost_gen at its run's end */
 	/* sp_waiter_boost: the critical waiter raised to the fast tracks'
 	 * priority for its wait and, if it took the lock, until it releases
 	 * it or SP_WT_HOLD_NS pass (the runtime's sp_waiter.c) */
 	bool wt_raised;
 	int wt_lock;
-	uint32_t wt_gen;         /* a pending EV_WT_LOWER is this one's */
+	uint32_t wt_gen;         /* a pending SP_SIM_EV_WT_LOWER is this one's */
 	int pi_prio;
 	int64_t v, deadline, vlag;
 	uint64_t vrem;
@@ -111,13 +112,13 @@ struct sth {
 	uint64_t snap_w0[SP_MAX_SNAP];
 	/* statistics */
 	uint64_t t_first;
-	struct stimer *last_tm;  /* the timer a critical thread last reached */
+	struct sp_sim_timer *last_tm;  /* the timer a critical thread last reached */
 	uint64_t last_period;
 	uint64_t cpu_ns, wait_ns, wait_since, blocked_ns, block_since;
 	uint64_t rng;
 };
 
-struct slk {
+struct sp_sim_lock {
 	uint8_t kind;            /* enum sp_sim_lock_kind */
 	bool pi;                 /* PI futex (a UMUTEX under `pi` or pi_enabled) */
 	int owner;               /* exclusive holder, -1 */
@@ -131,10 +132,10 @@ struct slk {
 				  * RWSEM_FLAG_HANDOFF) */
 };
 
-struct scpu {
+struct sp_sim_cpu {
 	int id;
-	struct sth *curr;        /* what executes (the owner, under proxy) */
-	struct sth *donor;       /* whose scheduling context is charged */
+	struct sp_sim_thread *curr;        /* what executes (the owner, under proxy) */
+	struct sp_sim_thread *donor;       /* whose scheduling context is charged */
 	uint64_t last;           /* accounted up to */
 	uint64_t preempt_t;      /* when a program's sp_preempt last ended a slice here (+1) */
 	int *rq;
@@ -144,20 +145,23 @@ struct scpu {
 	int64_t last_v;          /* average vruntime when last computed */
 };
 
-struct sev {
+struct sp_sim_event {
 	uint64_t t, seq;
 	uint32_t type, gen;
 	int32_t a;
 };
 
-enum { EV_START = 1, EV_WAKE, EV_TICK, EV_BALANCE, EV_BOOST, EV_WK_KICK, EV_WT_LOWER };
+enum {
+	SP_SIM_EV_START = 1, SP_SIM_EV_WAKE, SP_SIM_EV_TICK, SP_SIM_EV_BALANCE, SP_SIM_EV_BOOST,
+	SP_SIM_EV_WK_KICK, SP_SIM_EV_WT_LOWER,
+};
 
-struct stimer {
+struct sp_sim_timer {
 	bool init;
 	uint64_t next;
 };
 
-struct sim {
+struct sp_sim {
 	const struct sp_sim_workload *w;
 	const struct sp_sim_opts *o;
 	struct sp_sim_result *r;
@@ -165,20 +169,20 @@ struct sim {
 	uint64_t now, end, slice;
 	bool linux_model;         /* the workload's sp_sched_model is "linux" */
 	bool waiter_boost;        /* the workload's sp_waiter_boost */
-	bool in_waiter;           /* inside a critical waiter's block (pol_blocked) */
+	bool in_waiter;           /* inside a critical waiter's block (sp_sim_pol_blocked) */
 	/* linux model: the thread whose unlock is waking threads now
 	 * (select_task_rq_fair()'s current), -1 for a timer's wake */
 	int waker;
-	uint32_t balance_failed;  /* linux model: sd->nr_balance_failed (sched_balance) */
+	uint32_t balance_failed;  /* linux model: sd->nr_balance_failed (sp_sim_sched_balance) */
 	uint64_t balance_next;    /* linux model: when the next balance runs */
-	uint64_t balance_interval; /* linux model: sd->balance_interval, busy (sched_balance) */
+	uint64_t balance_interval; /* linux model: sd->balance_interval, busy (sp_sim_sched_balance) */
 	int fifo_prio;
 	uint32_t ncpus, nth;
-	struct scpu *cpus;
-	struct sth *th;
-	struct slk *lk;
-	struct stimer *timers;   /* ntimers * nth */
-	struct sev *heap;
+	struct sp_sim_cpu *cpus;
+	struct sp_sim_thread *th;
+	struct sp_sim_lock *lk;
+	struct sp_sim_timer *timers;   /* ntimers * nth */
+	struct sp_sim_event *heap;
 	uint32_t nheap, heapcap;
 	uint64_t seq, evseq;
 	/* policies */
@@ -192,7 +196,7 @@ struct sim {
 	 * one of the workload's: no statistics), an RT thread above the fast
 	 * tracks that runs a while on its CPU for each kick and tick
 	 * (sp_sim_policy.c, "The worker") */
-	struct sth *wk;
+	struct sp_sim_thread *wk;
 	bool wk_busy;            /* a run of its is under way */
 	bool wk_kicked;          /* a fast track is due: its next run is a kick's */
 	bool wk_tick;            /* a tick is due: its next run is at least a tick's */
@@ -200,54 +204,56 @@ struct sim {
 };
 
 /* sp_sim_engine.c */
-void sim_trace_emit(struct sim *s, int type, int cpu, int th, int lock, int arg);
-static inline void sim_trace(struct sim *s, int type, int cpu, int th, int lock, int arg)
+void sp_sim_trace_emit(struct sp_sim *s, int type, int cpu, int th, int lock, int arg);
+static inline void sp_sim_trace_event(struct sp_sim *s, int type, int cpu, int th, int lock,
+				      int arg)
 {
 	if (s->o->trace)
-		sim_trace_emit(s, type, cpu, th, lock, arg);
+		sp_sim_trace_emit(s, type, cpu, th, lock, arg);
 }
-void sim_push(struct sim *s, uint64_t t, uint32_t type, int a, uint32_t gen);
-void sim_run_program(struct sim *s, struct sth *t);
-uint64_t sim_wait_now(struct sim *s, const struct sth *t);
+void sp_sim_push(struct sp_sim *s, uint64_t t, uint32_t type, int a, uint32_t gen);
+void sp_sim_run_program(struct sp_sim *s, struct sp_sim_thread *t);
+uint64_t sp_sim_wait_now(struct sp_sim *s, const struct sp_sim_thread *t);
 
-/* sp_sim_sched.c */
-void sched_update_curr(struct sim *s, struct scpu *c);
-void sched_schedule(struct sim *s, struct scpu *c);
-void sched_cpu_event(struct sim *s, struct scpu *c);
-void sched_next_local(struct sim *s, struct scpu *c);
-void sched_wake(struct sim *s, struct sth *t);
-void sched_enqueue(struct sim *s, struct sth *t, struct scpu *c);
-void sched_dequeue(struct sim *s, struct sth *t);
-void sched_set_eff(struct sim *s, struct sth *t);
-void sched_set_weight(struct sim *s, struct sth *t);
-void sched_yield(struct sim *s, struct sth *t);
-bool sched_slice_end(struct sim *s, struct sth *t);
-void sched_balance(struct sim *s);
-void sched_sync_wait(struct sim *s, struct sth *t);
-void sched_set_state(struct sim *s, struct sth *t, int state);
-uint32_t sched_weight(int nice);
-struct scpu *sched_cpu_of_curr(struct sim *s, struct sth *t);
+/* the scheduler (sp_sim_sched.h lists its files) */
+void sp_sim_sched_update_curr(struct sp_sim *s, struct sp_sim_cpu *c);
+void sp_sim_sched_schedule(struct sp_sim *s, struct sp_sim_cpu *c);
+void sp_sim_sched_cpu_event(struct sp_sim *s, struct sp_sim_cpu *c);
+void sp_sim_sched_next_local(struct sp_sim *s, struct sp_sim_cpu *c);
+void sp_sim_sched_wake(struct sp_sim *s, struct sp_sim_thread *t);
+void sp_sim_sched_enqueue(struct sp_sim *s, struct sp_sim_thread *t, struct sp_sim_cpu *c);
+void sp_sim_sched_dequeue(struct sp_sim *s, struct sp_sim_thread *t);
+void sp_sim_sched_set_eff(struct sp_sim *s, struct sp_sim_thread *t);
+void sp_sim_sched_set_weight(struct sp_sim *s, struct sp_sim_thread *t);
+void sp_sim_sched_yield(struct sp_sim *s, struct sp_sim_thread *t);
+bool sp_sim_sched_slice_end(struct sp_sim *s, struct sp_sim_thread *t);
+void sp_sim_sched_balance(struct sp_sim *s);
+void sp_sim_sched_sync_wait(struct sp_sim *s, struct sp_sim_thread *t);
+void sp_sim_sched_set_state(struct sp_sim *s, struct sp_sim_thread *t, int state);
+uint32_t sp_sim_sched_weight(int nice);
+struct sp_sim_cpu *sp_sim_sched_cpu_of_curr(struct sp_sim *s, struct sp_sim_thread *t);
 
 /* sp_sim_lock.c: true if @t got the lock now */
-bool lock_try(struct sim *s, struct sth *t, int l, uint8_t hold);
-void lock_block(struct sim *s, struct sth *t, int l, uint8_t hold);
-bool lock_release(struct sim *s, struct sth *t, int l);
-void lock_finish(struct sim *s, struct sth *t);
+bool sp_sim_lock_try(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold);
+void sp_sim_lock_block(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold);
+bool sp_sim_lock_release(struct sp_sim *s, struct sp_sim_thread *t, int l);
+void sp_sim_lock_finish(struct sp_sim *s, struct sp_sim_thread *t);
 
 /* sp_sim_policy.c */
-int pol_init(struct sim *s);
-void pol_fini(struct sim *s);
-void pol_acquired(struct sim *s, struct sth *t, int l, uint8_t hold, bool waited);
-void pol_released(struct sim *s, struct sth *t, int l, uint8_t hold);
-void pol_blocked(struct sim *s, struct sth *t, int l, uint8_t hold);
-void pol_exit(struct sim *s, struct sth *t);
-void pol_tick(struct sim *s);
-void pol_pi_update(struct sim *s, int owner, int depth);
-void pol_wk_kick(struct sim *s, struct sth *t, uint32_t gen);
-void pol_waiter_bound(struct sim *s, struct sth *t, uint32_t gen);
-void pol_wk_step(struct sim *s);
-void pol_lock_changed(struct sim *s);
-void pol_boost_due(struct sim *s, struct sth *t, uint32_t gen);
+int sp_sim_pol_init(struct sp_sim *s);
+void sp_sim_pol_fini(struct sp_sim *s);
+void sp_sim_pol_acquired(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold,
+			 bool waited);
+void sp_sim_pol_released(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold);
+void sp_sim_pol_blocked(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold);
+void sp_sim_pol_exit(struct sp_sim *s, struct sp_sim_thread *t);
+void sp_sim_pol_tick(struct sp_sim *s);
+void sp_sim_pol_pi_update(struct sp_sim *s, int owner, int depth);
+void sp_sim_pol_wk_kick(struct sp_sim *s, struct sp_sim_thread *t, uint32_t gen);
+void sp_sim_pol_waiter_bound(struct sp_sim *s, struct sp_sim_thread *t, uint32_t gen);
+void sp_sim_pol_wk_step(struct sp_sim *s);
+void sp_sim_pol_lock_changed(struct sp_sim *s);
+void sp_sim_pol_boost_due(struct sp_sim *s, struct sp_sim_thread *t, uint32_t gen);
 
 #pragma GCC visibility pop
 

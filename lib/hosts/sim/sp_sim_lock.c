@@ -11,12 +11,12 @@
 
 #include "sp_sim_engine.h"
 
-static bool sp_is_rw(const struct slk *l)
+static bool sp_is_rw(const struct sp_sim_lock *l)
 {
 	return l->kind == SP_SIM_URWLOCK || l->kind == SP_SIM_URWLOCK_W || l->kind == SP_SIM_RWSEM;
 }
 
-static void sp_wq_del(struct sim *s, struct slk *l, struct sth *t)
+static void sp_wq_del(struct sp_sim *s, struct sp_sim_lock *l, struct sp_sim_thread *t)
 {
 	for (int i = 0; i < l->nwq; i++) {
 		if (l->wq[i] == t->idx) {
@@ -31,9 +31,9 @@ static void sp_wq_del(struct sim *s, struct slk *l, struct sth *t)
 }
 
 /* The lock is @t's in @hold: the records, the trace and the policy. */
-static void sp_take(struct sim *s, struct sth *t, int li, uint8_t hold)
+static void sp_take(struct sp_sim *s, struct sp_sim_thread *t, int li, uint8_t hold)
 {
-	struct slk *l = &s->lk[li];
+	struct sp_sim_lock *l = &s->lk[li];
 	bool waited = t->wait_lock == li;
 
 	if (hold == SP_SIM_SHARED)
@@ -47,13 +47,13 @@ static void sp_take(struct sim *s, struct sth *t, int li, uint8_t hold)
 	} else {
 		s->err = true;
 	}
-	sim_trace(s, SP_SIM_TR_ACQUIRE, t->cpu, t->idx, li, hold);
-	pol_acquired(s, t, li, hold, waited);
+	sp_sim_trace_event(s, SP_SIM_TR_ACQUIRE, t->cpu, t->idx, li, hold);
+	sp_sim_pol_acquired(s, t, li, hold, waited);
 }
 
-bool lock_try(struct sim *s, struct sth *t, int li, uint8_t hold)
+bool sp_sim_lock_try(struct sp_sim *s, struct sp_sim_thread *t, int li, uint8_t hold)
 {
-	struct slk *l = &s->lk[li];
+	struct sp_sim_lock *l = &s->lk[li];
 	bool ok;
 
 	switch (l->kind) {
@@ -91,13 +91,13 @@ bool lock_try(struct sim *s, struct sth *t, int li, uint8_t hold)
 }
 
 /* The critical thread's blocking ends when it returns from the lock call. */
-void lock_finish(struct sim *s, struct sth *t)
+void sp_sim_lock_finish(struct sp_sim *s, struct sp_sim_thread *t)
 {
 	if (t->measuring) {
 		uint64_t dur = s->now - t->req_t, worst = 0;
 
 		for (int i = 0; i < t->nsnap; i++) {
-			uint64_t w = sim_wait_now(s, &s->th[t->snap[i]]) - t->snap_w0[i];
+			uint64_t w = sp_sim_wait_now(s, &s->th[t->snap[i]]) - t->snap_w0[i];
 
 			worst = w > worst ? w : worst;
 		}
@@ -117,19 +117,19 @@ void lock_finish(struct sim *s, struct sth *t)
 /* linux model: a kernel lock's release wakes the head waiter to retry
  * unless the handoff is asked for (a kernel mutex; an rwsem with a writer
  * at the head). */
-static bool sp_kernel_retry(const struct sim *s, const struct slk *l)
+static bool sp_kernel_retry(const struct sp_sim *s, const struct sp_sim_lock *l)
 {
 	return s->linux_model && (l->kind == SP_SIM_KMUTEX || l->kind == SP_SIM_RWSEM);
 }
 
 /* Who holds @li now, and who holds what they wait for (a chain). */
-static void sp_snapshot(struct sim *s, struct sth *t, int li)
+static void sp_snapshot(struct sp_sim *s, struct sp_sim_thread *t, int li)
 {
 	int depth = 0;
 
 	t->nsnap = 0;
 	while (li >= 0 && depth++ < 8) {
-		struct slk *l = &s->lk[li];
+		struct sp_sim_lock *l = &s->lk[li];
 		int next = -1;
 
 		if (l->owner >= 0 && t->nsnap < SP_MAX_SNAP) {
@@ -141,12 +141,12 @@ static void sp_snapshot(struct sim *s, struct sth *t, int li)
 		li = next;
 	}
 	for (int i = 0; i < t->nsnap; i++)
-		t->snap_w0[i] = sim_wait_now(s, &s->th[t->snap[i]]);
+		t->snap_w0[i] = sp_sim_wait_now(s, &s->th[t->snap[i]]);
 }
 
-void lock_block(struct sim *s, struct sth *t, int li, uint8_t hold)
+void sp_sim_lock_block(struct sp_sim *s, struct sp_sim_thread *t, int li, uint8_t hold)
 {
-	struct slk *l = &s->lk[li];
+	struct sp_sim_lock *l = &s->lk[li];
 	bool first = t->wait_lock != li;
 
 	if (first) {
@@ -184,41 +184,42 @@ void lock_block(struct sim *s, struct sth *t, int li, uint8_t hold)
 	t->in_wq = true;
 	if (hold == SP_SIM_EXCL && sp_is_rw(l))
 		l->wwaiting++;
-	sched_set_state(s, t, TS_BLOCKED);
-	sim_trace(s, SP_SIM_TR_BLOCK, t->cpu, t->idx, li, hold);
+	sp_sim_sched_set_state(s, t, SP_TS_BLOCKED);
+	sp_sim_trace_event(s, SP_SIM_TR_BLOCK, t->cpu, t->idx, li, hold);
 	if (s->proxy && l->kind == SP_SIM_KMUTEX && t->on_rq) {
 		/* A donor stays queued: picking it runs its owner. */
 		t->donor = true;
 		s->cpus[t->cpu].resched = true;
-		sched_sync_wait(s, t);
+		sp_sim_sched_sync_wait(s, t);
 	} else {
-		sched_dequeue(s, t);
+		sp_sim_sched_dequeue(s, t);
 	}
-	pol_blocked(s, t, li, hold);
+	sp_sim_pol_blocked(s, t, li, hold);
 }
 
 /* A futex wake: @t runs again and retries. */
-static void sp_wake_retry(struct sim *s, struct slk *l, struct sth *t)
+static void sp_wake_retry(struct sp_sim *s, struct sp_sim_lock *l, struct sp_sim_thread *t)
 {
 	sp_wq_del(s, l, t);
-	sched_wake(s, t);
+	sp_sim_sched_wake(s, t);
 }
 
-static void sp_handoff(struct sim *s, struct slk *l, struct sth *t)
+static void sp_handoff(struct sp_sim *s, struct sp_sim_lock *l, struct sp_sim_thread *t)
 {
 	sp_wq_del(s, l, t);
 	sp_take(s, t, (int)(l - s->lk), t->wait_hold);
 	t->granted = true;
-	sched_wake(s, t);
+	sp_sim_sched_wake(s, t);
 }
 
 /* futex_wake() order: RT waiters by priority, then arrival. */
-static struct sth *sp_top_waiter(struct sim *s, struct slk *l, bool want_writer, bool by_eff)
+static struct sp_sim_thread *sp_top_waiter(struct sp_sim *s, struct sp_sim_lock *l,
+					   bool want_writer, bool by_eff)
 {
-	struct sth *best = NULL;
+	struct sp_sim_thread *best = NULL;
 
 	for (int i = 0; i < l->nwq; i++) {
-		struct sth *t = &s->th[l->wq[i]];
+		struct sp_sim_thread *t = &s->th[l->wq[i]];
 		int p = by_eff ? t->eff : (t->policy != SP_SIM_OTHER ? t->rtprio : 0);
 		int bp;
 
@@ -235,10 +236,10 @@ static struct sth *sp_top_waiter(struct sim *s, struct slk *l, bool want_writer,
 	return best;
 }
 
-static void sp_grant_readers(struct sim *s, struct slk *l)
+static void sp_grant_readers(struct sp_sim *s, struct sp_sim_lock *l)
 {
 	for (int i = 0; i < l->nwq;) {
-		struct sth *t = &s->th[l->wq[i]];
+		struct sp_sim_thread *t = &s->th[l->wq[i]];
 
 		if (t->wait_hold == SP_SIM_SHARED && t->rwaiting)
 			sp_wake_retry(s, l, t); /* removes entry i; it retries when it runs */
@@ -252,10 +253,10 @@ static void sp_grant_readers(struct sim *s, struct slk *l)
 /* glibc: the last reader out with a writer waiting resets RWAITING and
  * wakes the readers waiting on __readers; they retry, find the writer's
  * phase, register and wait again (a wake the writer does not get). */
-static void sp_wake_rwaiting(struct sim *s, struct slk *l)
+static void sp_wake_rwaiting(struct sp_sim *s, struct sp_sim_lock *l)
 {
 	for (int i = 0; i < l->nwq;) {
-		struct sth *t = &s->th[l->wq[i]];
+		struct sp_sim_thread *t = &s->th[l->wq[i]];
 
 		if (t->wait_hold == SP_SIM_SHARED && t->rwaiting)
 			sp_wake_retry(s, l, t);
@@ -264,9 +265,9 @@ static void sp_wake_rwaiting(struct sim *s, struct slk *l)
 	}
 }
 
-bool lock_release(struct sim *s, struct sth *t, int li)
+bool sp_sim_lock_release(struct sp_sim *s, struct sp_sim_thread *t, int li)
 {
-	struct slk *l = &s->lk[li];
+	struct sp_sim_lock *l = &s->lk[li];
 	uint8_t hold = 0;
 	int i;
 
@@ -286,10 +287,10 @@ bool lock_release(struct sim *s, struct sth *t, int li)
 	} else {
 		l->owner = -1;
 	}
-	sim_trace(s, SP_SIM_TR_RELEASE, t->cpu, t->idx, li, hold);
-	pol_released(s, t, li, hold);
+	sp_sim_trace_event(s, SP_SIM_TR_RELEASE, t->cpu, t->idx, li, hold);
+	sp_sim_pol_released(s, t, li, hold);
 	{
-		struct scpu *c = sched_cpu_of_curr(s, t);
+		struct sp_sim_cpu *c = sp_sim_sched_cpu_of_curr(s, t);
 
 		if (c && c->donor != t)
 			c->resched = true; /* a proxy's donor may run itself now */
@@ -297,7 +298,7 @@ bool lock_release(struct sim *s, struct sth *t, int li)
 	if (!l->nwq)
 		l->handoff = false; /* whoever asked for it left the queue */
 	if (l->owner >= 0 || l->nreaders || !l->nwq) {
-		pol_lock_changed(s);
+		sp_sim_pol_lock_changed(s);
 		return false;
 	}
 	s->waker = t->idx; /* the wakes below are @t's (select_task_rq_fair()) */
@@ -305,7 +306,7 @@ bool lock_release(struct sim *s, struct sth *t, int li)
 	case SP_SIM_UMUTEX:
 		if (l->pi) {
 			sp_handoff(s, l, sp_top_waiter(s, l, false, true));
-			pol_pi_update(s, t->idx, 0);
+			sp_sim_pol_pi_update(s, t->idx, 0);
 		} else {
 			sp_wake_retry(s, l, sp_top_waiter(s, l, false, false));
 		}
@@ -343,6 +344,6 @@ bool lock_release(struct sim *s, struct sth *t, int li)
 		break;
 	}
 	s->waker = -1;
-	pol_lock_changed(s);
+	sp_sim_pol_lock_changed(s);
 	return true;
 }

@@ -21,23 +21,21 @@
 #include "sp_sim_engine.h"
 
 #define SP_UX_DEPTH 5
-/* The runtime's worker (linux model): its CPU time per wake, the P50 of
- * superpass-wk's runs in eight `superpass record` traces of `superpass
- * bench -s mutex -p superpass-preload -d 5`: 46-52 us after a kick (a
- * fast track to reconcile), 5 us for a tick with nothing to do. */
+/* The runtime's worker (linux model): its CPU time per wake after a kick
+ * (a fast track to reconcile) and for a tick with nothing to do, as
+ * superpass-wk's runs take in `superpass record` traces. */
 #define SP_WK_KICK_NS 50000ull
 #define SP_WK_TICK_NS 5000ull
 #define SP_CORE_T0 1000000000ull /* the core's clock at simulated time 0 */
-/* sp_waiter_boost: from a critical wait to the fast track it applies.
- * In five superpass-preload traces (fa0d86e's runtime, 2026-12-03), from
- * the critical thread's futex wait to a holder first seen in SCHED_FIFO:
- * P25 10-17 us, P50 13-45 us (the waiter applies it before that wait). */
+/* sp_waiter_boost: from a critical thread's wait to its holder running in
+ * SCHED_FIFO (the waiter applies the fast track before it sleeps), as the
+ * runtime's traces show it. */
 #define SP_WAITER_BOOST_NS 20000ull
 /* sp_waiter_boost: the longest the critical thread keeps its raise while
  * it holds the lock its wait took (SP_WT_HOLD_MAX_NS in sp_waiter.c). */
 #define SP_WT_HOLD_NS 4000000ull
 
-static sp_tid_t sp_tid(const struct sth *t)
+static sp_tid_t sp_tid(const struct sp_sim_thread *t)
 {
 	return (sp_tid_t)t->idx + 1;
 }
@@ -47,7 +45,7 @@ static sp_lock_key_t sp_key(int l)
 	return ((sp_lock_key_t)l + 1) << 6;
 }
 
-static void sp_host_sync(struct sim *s)
+static void sp_host_sync(struct sp_sim *s)
 {
 	s->host->now = SP_CORE_T0 + s->now;
 }
@@ -55,7 +53,7 @@ static void sp_host_sync(struct sim *s)
 /* The worker. Only sp_rec_notify() fills the host's queue (and sets its
  * rescan) and it counts every call in notifies, and a run leaves the queue
  * empty: with no notify since the last run there is nothing to do. */
-static void sp_host_after(struct sim *s)
+static void sp_host_after(struct sp_sim *s)
 {
 	if (s->host->notifies != s->host_notifies) {
 		sp_rec_host_run(s->host);
@@ -63,24 +61,24 @@ static void sp_host_after(struct sim *s)
 	}
 	if (!s->tick_armed && sp_core_needs_tick(s->host->core)) {
 		s->tick_armed = true;
-		sim_push(s, s->now + s->tick_ns, EV_TICK, 0, 0);
+		sp_sim_push(s, s->now + s->tick_ns, SP_SIM_EV_TICK, 0, 0);
 	}
 }
 
 /* Kicks the simulated worker for @t's change: the kick reaches it when
- * what is left of the boost latency is its own run (pol_wk_kick). */
-static void sp_kick_worker(struct sim *s, struct sth *t)
+ * what is left of the boost latency is its own run (sp_sim_pol_wk_kick). */
+static void sp_kick_worker(struct sp_sim *s, struct sp_sim_thread *t)
 {
 	uint64_t lat = s->o->boost_latency_ns;
 
-	sim_push(s, s->now + (lat > SP_WK_KICK_NS ? lat - SP_WK_KICK_NS : 0), EV_WK_KICK, t->idx,
-		 t->boost_gen);
+	sp_sim_push(s, s->now + (lat > SP_WK_KICK_NS ? lat - SP_WK_KICK_NS : 0), SP_SIM_EV_WK_KICK,
+		    t->idx, t->boost_gen);
 }
 
 static void sp_on_change(struct sp_rec_host *h, sp_tid_t tid, bool boosted)
 {
-	struct sim *s = h->user;
-	struct sth *t;
+	struct sp_sim *s = h->user;
+	struct sp_sim_thread *t;
 
 	if (!s || tid < 1 || tid > s->nth)
 		return;
@@ -89,14 +87,13 @@ static void sp_on_change(struct sp_rec_host *h, sp_tid_t tid, bool boosted)
 	t->boost_due = false;
 	if (boosted && s->in_waiter) {
 		/* The critical waiter applies it itself on its way out of the
-		 * core, before it sleeps (the runtime since fa0d86e): its own
+		 * core, before it sleeps (the runtime's sp_waiter.c): its own
 		 * sched_setattr, SP_WAITER_BOOST_NS later. The worker is still
-		 * kicked (it lowers the waiter, which raised itself above a
-		 * holder on its own CPU): in the superpass-preload traces it
-		 * ran once per fast track and once per tick. */
+		 * kicked: it lowers the waiter, which raised itself above a
+		 * holder on its own CPU, so it runs once per fast track. */
 		if (s->wk && s->o->boost_latency_ns)
 			sp_kick_worker(s, t);
-		sim_push(s, s->now + SP_WAITER_BOOST_NS, EV_BOOST, t->idx, t->boost_gen);
+		sp_sim_push(s, s->now + SP_WAITER_BOOST_NS, SP_SIM_EV_BOOST, t->idx, t->boost_gen);
 		return;
 	}
 	if (boosted && s->o->boost_latency_ns && s->wk) {
@@ -107,19 +104,19 @@ static void sp_on_change(struct sp_rec_host *h, sp_tid_t tid, bool boosted)
 		/* The runtime's worker has yet to wake and call sched_setattr:
 		 * the fast track acts boost_latency_ns later, if the core still
 		 * wants it then. */
-		sim_push(s, s->now + s->o->boost_latency_ns, EV_BOOST, t->idx, t->boost_gen);
+		sp_sim_push(s, s->now + s->o->boost_latency_ns, SP_SIM_EV_BOOST, t->idx, t->boost_gen);
 		return;
 	}
 	t->sp_boost = boosted;
-	sched_set_eff(s, t);
+	sp_sim_sched_set_eff(s, t);
 }
 
-void pol_boost_due(struct sim *s, struct sth *t, uint32_t gen)
+void sp_sim_pol_boost_due(struct sp_sim *s, struct sp_sim_thread *t, uint32_t gen)
 {
 	if (!s->host || gen != t->boost_gen || !sp_rec_host_is_boosted(s->host, sp_tid(t)))
 		return;
 	t->sp_boost = true;
-	sched_set_eff(s, t);
+	sp_sim_sched_set_eff(s, t);
 }
 
 /*
@@ -135,19 +132,17 @@ void pol_boost_due(struct sim *s, struct sth *t, uint32_t gen)
  * critical thread's CPU (a holder queued on the worker's CPU cannot run
  * under it, and the RT class pushes it to the CPU running only fair work)
  * and its release wakes the critical thread there, where the holder's
- * restore makes the CPU pick again at once. Measured (eight superpass-
- * preload mutex traces): 545 of 556 critical wakes were on the waker's
- * CPU; the simulator without the worker boosted the holder where it
- * was queued, on the other CPU in 191 of 323, and 7 of those woke the
- * critical thread behind a nice 0 hog whose slice had 1.5-4.8 ms left
- * to the next scheduler tick. Its tick wakes make its CPU pick again each
- * tick_ns too, as the runtime's do.
+ * restore makes the CPU pick again at once: the runtime's critical wakes
+ * come on the waker's CPU. Without the worker the holder is boosted where
+ * it is queued, and may wake the critical thread on the other CPU behind a
+ * fair hog until the next scheduler tick. Its tick wakes make its CPU pick
+ * again each tick_ns too, as the runtime's do.
  */
-static void sp_wk_wake(struct sim *s)
+static void sp_wk_wake(struct sp_sim *s)
 {
-	struct sth *wk = s->wk;
+	struct sp_sim_thread *wk = s->wk;
 
-	if (wk->state != TS_SLEEP)
+	if (wk->state != SP_TS_SLEEP)
 		return;
 	if (wk->cpu < 0) {
 		/* Created by the first critical wait, on the idlest CPU
@@ -159,10 +154,10 @@ static void sp_wk_wake(struct sim *s)
 				crit = s->th[i].cpu;
 		wk->cpu = s->ncpus > 1 && crit >= 0 ? (crit + 1) % (int)s->ncpus : 0;
 	}
-	sched_wake(s, wk);
+	sp_sim_sched_wake(s, wk);
 }
 
-void pol_wk_kick(struct sim *s, struct sth *t, uint32_t gen)
+void sp_sim_pol_wk_kick(struct sp_sim *s, struct sp_sim_thread *t, uint32_t gen)
 {
 	if (!s->wk || gen != t->boost_gen)
 		return;
@@ -171,9 +166,9 @@ void pol_wk_kick(struct sim *s, struct sth *t, uint32_t gen)
 	sp_wk_wake(s);
 }
 
-void pol_wk_step(struct sim *s)
+void sp_sim_pol_wk_step(struct sp_sim *s)
 {
-	struct sth *wk = s->wk;
+	struct sp_sim_thread *wk = s->wk;
 
 	if (s->wk_busy) {
 		if (wk->op_started == SP_OP_RUN && wk->op_left)
@@ -183,11 +178,11 @@ void pol_wk_step(struct sim *s)
 		wk->op_started = 0;
 		s->wk_kicked = s->wk_tick = false;
 		for (uint32_t i = 0; i < s->nth; i++) {
-			struct sth *t = &s->th[i];
+			struct sp_sim_thread *t = &s->th[i];
 
 			if (t->boost_due) {
 				t->boost_due = false;
-				pol_boost_due(s, t, t->boost_gen);
+				sp_sim_pol_boost_due(s, t, t->boost_gen);
 			}
 		}
 	}
@@ -197,17 +192,17 @@ void pol_wk_step(struct sim *s)
 		s->wk_busy = true;
 		return;
 	}
-	wk->state = TS_SLEEP;
-	sched_dequeue(s, wk);
+	wk->state = SP_TS_SLEEP;
+	sp_sim_sched_dequeue(s, wk);
 }
 
-static void sp_wk_init(struct sim *s)
+static void sp_wk_init(struct sp_sim *s)
 {
-	struct sth *wk = &s->th[s->nth];
+	struct sp_sim_thread *wk = &s->th[s->nth];
 
 	wk->idx = (int)s->nth;
 	wk->cpu = -1;
-	wk->state = TS_SLEEP;
+	wk->state = SP_TS_SLEEP;
 	wk->policy = SP_SIM_FIFO;
 	wk->rtprio = s->fifo_prio < 99 ? s->fifo_prio + 1 : 99;
 	wk->eff = wk->rtprio;
@@ -216,7 +211,7 @@ static void sp_wk_init(struct sim *s)
 	s->wk = wk;
 }
 
-int pol_init(struct sim *s)
+int sp_sim_pol_init(struct sp_sim *s)
 {
 	struct sp_config cfg;
 	int rc;
@@ -265,7 +260,7 @@ int pol_init(struct sim *s)
 	return 0;
 }
 
-void pol_fini(struct sim *s)
+void sp_sim_pol_fini(struct sp_sim *s)
 {
 	struct sp_rec_host *h = s->host;
 
@@ -286,7 +281,7 @@ void pol_fini(struct sim *s)
 	s->host = NULL;
 }
 
-void pol_tick(struct sim *s)
+void sp_sim_pol_tick(struct sp_sim *s)
 {
 	s->tick_armed = false;
 	if (!s->host)
@@ -301,16 +296,16 @@ void pol_tick(struct sim *s)
 }
 
 /* ---- pi: the owner of a PI futex inherits its waiters' best RT priority ---- */
-void pol_pi_update(struct sim *s, int owner, int depth)
+void sp_sim_pol_pi_update(struct sp_sim *s, int owner, int depth)
 {
-	struct sth *o;
+	struct sp_sim_thread *o;
 	int best = 0, old;
 
 	if (owner < 0 || depth > 16)
 		return;
 	o = &s->th[owner];
 	for (int i = 0; i < o->nheld; i++) {
-		struct slk *l = &s->lk[o->held[i].lock];
+		struct sp_sim_lock *l = &s->lk[o->held[i].lock];
 
 		if (!l->pi)
 			continue;
@@ -324,18 +319,18 @@ void pol_pi_update(struct sim *s, int owner, int depth)
 		return;
 	old = o->eff;
 	o->pi_prio = best;
-	sched_set_eff(s, o); /* walks on to what o waits for */
+	sp_sim_sched_set_eff(s, o); /* walks on to what o waits for */
 	if (o->eff > old)
 		s->r->pi_boosts++;
 }
 
 /* ---- ux-writer: boost the owner or writer, transitively, depth 5 ---- */
-static void sp_ux_recompute(struct sim *s)
+static void sp_ux_recompute(struct sp_sim *s)
 {
 	for (uint32_t i = 0; i < s->nth; i++)
 		s->th[i].ux_new = false;
 	for (uint32_t i = 0; i < s->nth; i++) {
-		struct sth *c = &s->th[i];
+		struct sp_sim_thread *c = &s->th[i];
 
 		if (!c->critical || c->wait_lock < 0)
 			continue;
@@ -349,7 +344,7 @@ static void sp_ux_recompute(struct sim *s)
 		}
 	}
 	for (uint32_t i = 0; i < s->nth; i++) {
-		struct sth *t = &s->th[i];
+		struct sp_sim_thread *t = &s->th[i];
 
 		if (t->ux_new == t->ux_boost)
 			continue;
@@ -362,39 +357,40 @@ static void sp_ux_recompute(struct sim *s)
 			s->r->restores++;
 			s->nux--;
 		}
-		sched_set_eff(s, t);
+		sp_sim_sched_set_eff(s, t);
 	}
 }
 
-void pol_lock_changed(struct sim *s)
+void sp_sim_pol_lock_changed(struct sp_sim *s)
 {
 	if (s->pol == SP_SIM_POL_UX_WRITER && (s->ncrit_waiting || s->nux))
 		sp_ux_recompute(s);
 }
 
 /* ---- events ---- */
-static void sp_waiter_lower(struct sim *s, struct sth *t)
+static void sp_waiter_lower(struct sp_sim *s, struct sp_sim_thread *t)
 {
 	t->wt_raised = false;
 	t->wt_gen++;
-	sched_set_eff(s, t);
+	sp_sim_sched_set_eff(s, t);
 }
 
 /* The worker's bound on a kept raise. */
-void pol_waiter_bound(struct sim *s, struct sth *t, uint32_t gen)
+void sp_sim_pol_waiter_bound(struct sp_sim *s, struct sp_sim_thread *t, uint32_t gen)
 {
 	if (t->wt_raised && gen == t->wt_gen)
 		sp_waiter_lower(s, t);
 }
 
-void pol_acquired(struct sim *s, struct sth *t, int l, uint8_t hold, bool waited)
+void sp_sim_pol_acquired(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold,
+			 bool waited)
 {
 	if (s->lk[l].pi)
-		pol_pi_update(s, t->idx, 0);
+		sp_sim_pol_pi_update(s, t->idx, 0);
 	if (!s->host)
 		return;
 	if (waited && t->wt_raised && t->wt_lock == l)
-		sim_push(s, s->now + SP_WT_HOLD_NS, EV_WT_LOWER, t->idx, t->wt_gen);
+		sp_sim_push(s, s->now + SP_WT_HOLD_NS, SP_SIM_EV_WT_LOWER, t->idx, t->wt_gen);
 	sp_host_sync(s);
 	if (waited)
 		sp_lock_unblocked(s->host->core, sp_tid(t), sp_key(l), true);
@@ -404,7 +400,7 @@ void pol_acquired(struct sim *s, struct sth *t, int l, uint8_t hold, bool waited
 	sp_host_after(s);
 }
 
-void pol_released(struct sim *s, struct sth *t, int l, uint8_t hold)
+void sp_sim_pol_released(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold)
 {
 	if (!s->host)
 		return;
@@ -416,13 +412,13 @@ void pol_released(struct sim *s, struct sth *t, int l, uint8_t hold)
 	sp_host_after(s);
 }
 
-void pol_blocked(struct sim *s, struct sth *t, int l, uint8_t hold)
+void sp_sim_pol_blocked(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold)
 {
-	struct slk *k = &s->lk[l];
+	struct sp_sim_lock *k = &s->lk[l];
 
 	if (k->pi)
-		pol_pi_update(s, k->owner, 0);
-	pol_lock_changed(s);
+		sp_sim_pol_pi_update(s, k->owner, 0);
+	sp_sim_pol_lock_changed(s);
 	if (!s->host)
 		return;
 	sp_host_sync(s);
@@ -434,7 +430,7 @@ void pol_blocked(struct sim *s, struct sth *t, int l, uint8_t hold)
 		t->wt_raised = true;
 		t->wt_lock = l;
 		t->wt_gen++;
-		sched_set_eff(s, t);
+		sp_sim_sched_set_eff(s, t);
 	}
 	sp_lock_blocked_owner(s->host->core, sp_tid(t), sp_key(l),
 			      hold == SP_SIM_SHARED ? SP_HOLD_SHARED : SP_HOLD_EXCL, true,
@@ -443,7 +439,7 @@ void pol_blocked(struct sim *s, struct sth *t, int l, uint8_t hold)
 	s->in_waiter = false;
 }
 
-void pol_exit(struct sim *s, struct sth *t)
+void sp_sim_pol_exit(struct sp_sim *s, struct sp_sim_thread *t)
 {
 	if (!s->host || t->nheld)
 		return;

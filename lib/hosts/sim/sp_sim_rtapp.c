@@ -34,8 +34,8 @@
  *   global.sp_waiter_boost true: under superpass a critical waiter in the
  *                          fair class applies the fast tracks its own wait
  *                          asks for, SP_WAITER_BOOST_NS after it blocks,
- *                          not through the worker (the runtime since
- *                          fa0d86e); the others go through the worker
+ *                          not through the worker (as the runtime's
+ *                          sp_waiter.c does); the others go through the worker
  *   task.sp_critical       true: the task is critical
  *   phase events sp_rdlock / sp_wrlock NAME (an rwlock or rwsem),
  *              sp_unlock NAME (any kind), sp_setsched {policy, priority},
