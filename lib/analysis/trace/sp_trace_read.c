@@ -120,7 +120,7 @@ static ssize_t src_read(struct src *s, char *buf, size_t cap)
 	return (ssize_t)n;
 }
 
-void sptr_header_line(struct sp_trace_diag *d, const char *p, size_t n)
+void sp_trace_header_line(struct sp_trace_diag *d, const char *p, size_t n)
 {
 	const char *q;
 	char tmp[256];
@@ -213,7 +213,7 @@ static int64_t read_src(struct src *src, sp_trace_event_fn fn, void *ctx, struct
 				} else if (rc == 0) {
 					d->comments++;
 					if (len && (*p == '#' || *p == 'c'))
-						sptr_header_line(d, p, len);
+						sp_trace_header_line(d, p, len);
 				} else {
 					sp_trace_diag_note(d, (unsigned)(-rc - 1), d->lines, why);
 				}
@@ -232,27 +232,27 @@ static int64_t read_src(struct src *src, sp_trace_event_fn fn, void *ctx, struct
 	return delivered;
 }
 
-/* What one line is (sptr_line_classify) and what the reader does with it
- * (sptr_line_apply): split so that the parallel reader can classify on
+/* What one line is (sp_trace_line_classify) and what the reader does with it
+ * (sp_trace_line_apply): split so that the parallel reader can classify on
  * other threads and apply in order on the caller's. */
-void sptr_line_classify(struct sptr_line *l, const char *p, size_t len, int nul)
+void sp_trace_line_classify(struct sp_trace_line *l, const char *p, size_t len, int nul)
 {
 	l->p = p;
 	l->len = len;
 	l->why = NULL;
 	if (len > SP_TRACE_LINE_MAX) {
-		l->rc = SPTR_LINE_TOO_LONG;
+		l->rc = SP_TRACE_LINE_TOO_LONG;
 		return;
 	}
-	l->rc = sptr_parse_line(p, len, &l->ev, &l->why, nul);
+	l->rc = sp_trace_parse_line_nul(p, len, &l->ev, &l->why, nul);
 }
 
 /* The line is numbered d->lines + 1. 1 to stop (sink->stop set), else 0. */
-int sptr_line_apply(struct sp_trace_sink *sink, struct sp_trace_diag *d, struct sptr_line *l,
+int sp_trace_line_apply(struct sp_trace_sink *sink, struct sp_trace_diag *d, struct sp_trace_line *l,
 		    int64_t *delivered)
 {
 	d->lines++;
-	if (l->rc == SPTR_LINE_TOO_LONG) {
+	if (l->rc == SP_TRACE_LINE_TOO_LONG) {
 		sp_trace_diag_note(d, SP_TRSK_TOO_LONG, d->lines, NULL);
 	} else if (l->rc > 0) {
 		if (sp_trace_sink_put(sink, &l->ev, d->lines))
@@ -261,7 +261,7 @@ int sptr_line_apply(struct sp_trace_sink *sink, struct sp_trace_diag *d, struct 
 	} else if (l->rc == 0) {
 		d->comments++;
 		if (l->len && (*l->p == '#' || *l->p == 'c'))
-			sptr_header_line(d, l->p, l->len);
+			sp_trace_header_line(d, l->p, l->len);
 	} else {
 		sp_trace_diag_note(d, (unsigned)(-l->rc - 1), d->lines, l->why);
 	}
@@ -271,16 +271,16 @@ int sptr_line_apply(struct sp_trace_sink *sink, struct sp_trace_diag *d, struct 
 static inline int one_line(struct sp_trace_sink *sink, struct sp_trace_diag *d, const char *p,
 			   size_t len, int nul, int64_t *delivered)
 {
-	struct sptr_line l;
+	struct sp_trace_line l;
 
-	sptr_line_classify(&l, p, len, nul);
-	return sptr_line_apply(sink, d, &l, delivered);
+	sp_trace_line_classify(&l, p, len, nul);
+	return sp_trace_line_apply(sink, d, &l, delivered);
 }
 
 #define SP_TRACE_NUL_WINDOW (256u * 1024u)
 
 /* Whether [p, e) holds a NUL; p never goes back. */
-bool sptr_nul_in(struct sptr_nuls *z, const char *p, const char *e)
+bool sp_trace_nul_in(struct sp_trace_nuls *z, const char *p, const char *e)
 {
 	if (z->nul && z->nul < p) { /* passed: look again from p */
 		z->from = z->to = p;
@@ -301,12 +301,12 @@ bool sptr_nul_in(struct sptr_nuls *z, const char *p, const char *e)
 
 /* A plain file mapped whole: lines found in place, nothing copied. The
  * same lines, numbers and verdicts as read_src. */
-int64_t sptr_read_mem(const char *buf, size_t size, sp_trace_event_fn fn, void *ctx,
+int64_t sp_trace_read_mem(const char *buf, size_t size, sp_trace_event_fn fn, void *ctx,
 		      struct sp_trace_diag *d)
 {
 	struct sp_trace_sink sink = { .fn = fn, .ctx = ctx, .d = d };
 	const char *p = buf, *end = buf + size;
-	struct sptr_nuls z = { .from = buf, .to = buf, .nul = NULL, .end = end };
+	struct sp_trace_nuls z = { .from = buf, .to = buf, .nul = NULL, .end = end };
 	int64_t delivered = 0;
 
 	d->bytes += size;
@@ -320,7 +320,7 @@ int64_t sptr_read_mem(const char *buf, size_t size, sp_trace_event_fn fn, void *
 		} else {
 			len = (size_t)(nl - p);
 		}
-		if (one_line(&sink, d, p, len, sptr_nul_in(&z, p, p + len), &delivered))
+		if (one_line(&sink, d, p, len, sp_trace_nul_in(&z, p, p + len), &delivered))
 			return sink.stop;
 		if (!nl)
 			break;
@@ -412,7 +412,7 @@ int64_t sp_trace_read_file(const char *path, sp_trace_event_fn fn, void *ctx,
 
 		if (!map_file(fd, &m, &size)) {
 			close(fd);
-			rc = sptr_read_mem_parallel(m, size, fn, ctx, d);
+			rc = sp_trace_read_mem_parallel(m, size, fn, ctx, d);
 			munmap((void *)m, size);
 			goto done;
 		}
