@@ -64,6 +64,18 @@ static int32_t tid_of(struct run *r, uint32_t id)
 
 static const char *const ui_only[] = { "ui", NULL };
 
+/* @text analysed with ui selected: ui's result, which has @blockings. */
+static const struct sp_trace_result *ui_blockings(struct run *r, const char *text,
+						  uint64_t blockings)
+{
+	const struct sp_trace_result *res;
+
+	analyse(r, text, ui_only);
+	res = result_of(r, "ui");
+	assert_int_equal(res->blockings, blockings);
+	return res;
+}
+
 /* ui waits 5.1 ms; its holder h is runnable 4 ms behind a hog, then runs. */
 static void test_runnable_holder(void **state)
 {
@@ -84,10 +96,8 @@ static void test_runnable_holder(void **state)
 	const struct sp_trace_episode *e;
 
 	(void)state;
-	analyse(&r, trace, ui_only);
+	res = ui_blockings(&r, trace, 1);
 	assert_int_equal(sp_trace_nr_results(r.a), 1);
-	res = result_of(&r, "ui");
-	assert_int_equal(res->blockings, 1);
 	assert_int_equal(res->hist.max, 5100000);
 	assert_int_equal(res->blocking_ns, 5100000);
 	assert_int_equal(res->runnable_ns, 4000000);
@@ -137,9 +147,7 @@ static void test_chain(void **state)
 	const struct sp_trace_episode *e;
 
 	(void)state;
-	analyse(&r, trace, ui_only);
-	res = result_of(&r, "ui");
-	assert_int_equal(res->blockings, 1);
+	res = ui_blockings(&r, trace, 1);
 	assert_int_equal(res->hist.max, 4020000);
 	b = &res->blockers[0];
 	assert_int_equal(tid_of(&r, b->thread_id), 201);
@@ -188,9 +196,7 @@ static void test_merge_handoff_timeout(void **state)
 	struct sp_trace_counts c;
 
 	(void)state;
-	analyse(&r, trace, ui_only);
-	res = result_of(&r, "ui");
-	assert_int_equal(res->blockings, 1);
+	res = ui_blockings(&r, trace, 1);
 	assert_int_equal(res->hist.max, 3020000);
 	e = sp_trace_episode_get(r.a, 0);
 	/* the EAGAIN try (no waker), then h1 up to its release, then h2 */
@@ -236,9 +242,7 @@ static void test_kernel_locks(void **state)
 	const struct sp_trace_result *res;
 
 	(void)state;
-	analyse(&r, trace, ui_only);
-	res = result_of(&r, "ui");
-	assert_int_equal(res->blockings, 2);
+	res = ui_blockings(&r, trace, 2);
 	assert_int_equal(res->nr_locks, 2);
 	assert_int_equal(res->locks[0].kind, SP_TWK_MUTEX);
 	assert_int_equal(res->locks[0].total_ns, 2020000);
@@ -451,9 +455,7 @@ static void test_no_merge_across_pruned_history(void **state)
 	}
 	add_sw(&t, 1, 1.03999, "hog", 300, "R", "ui", 100);
 	add_wait(&t, 1.04);
-	analyse(&r, t.s, ui_only);
-	res = result_of(&r, "ui");
-	assert_int_equal(res->blockings, 2);
+	res = ui_blockings(&r, t.s, 2);
 	assert_int_equal(res->hist.max, 1010000);
 	sp_trace_analysis_destroy(r.a);
 	free(t.s);
@@ -479,9 +481,7 @@ static void test_dead_blocker_history_kept(void **state)
 	ts = add_filler(&t, 1.0051, 10000);
 	add_sw(&t, 1, ts, "swapper/1", 0, "R", "ui", 100);
 	add_fxr(&t, 1, ts + 0.00001, "ui", 100);
-	analyse(&r, t.s, ui_only);
-	res = result_of(&r, "ui");
-	assert_int_equal(res->blockings, 1);
+	res = ui_blockings(&r, t.s, 1);
 	assert_int_equal(res->nr_blockers, 1);
 	b = &res->blockers[0];
 	assert_int_equal(tid_of(&r, b->thread_id), 200);

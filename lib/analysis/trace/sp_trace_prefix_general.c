@@ -8,6 +8,22 @@
 #include "sp_trace_parse.h"
 #include "sp_trace_scan.h"
 
+/* Back from @q over spaces, not before @p. */
+static inline const char *spaces_back(const char *p, const char *q)
+{
+	while (q > p && is_space(q[-1]))
+		q--;
+	return q;
+}
+
+/* Back from @q over a word (no spaces), not before @p: its start. */
+static inline const char *word_back(const char *p, const char *q)
+{
+	while (q > p && !is_space(q[-1]))
+		q--;
+	return q;
+}
+
 /* The prefix of an event line, [p, e) with p at its first non-space byte:
  * the timestamp, CPU, flags, pid and comm into @ev, and the event's name
  * [*name, *ne). 1 when there is one, else parse_line's value for the line
@@ -73,13 +89,9 @@ int sp_trace_prefix_general(const char *p, const char *e, struct sp_trace_event 
 
 	/* The prefix, right to left: [flags] [CPU] [(tgid)] comm-pid */
 	ev->cpu = -1;
-	pre_e = ts;
-	while (pre_e > p && is_space(pre_e[-1]))
-		pre_e--;
+	pre_e = spaces_back(p, ts);
 	tok_e = pre_e;
-	tok = tok_e;
-	while (tok > p && !is_space(tok[-1]))
-		tok--;
+	tok = word_back(p, tok_e);
 	if (tok < tok_e && tok[0] == '[' && tok_e[-1] == ']') {
 		cpu_tok = tok;
 	} else if (flags_token(tok, tok_e)) {
@@ -97,13 +109,9 @@ int sp_trace_prefix_general(const char *p, const char *e, struct sp_trace_event 
 		if (tok_e - f >= 3 && (f[2] == 'h' || f[2] == 'H' || f[2] == 's' || f[2] == 'S' ||
 				       f[2] == 'z' || f[2] == 'Z'))
 			ev->flags |= SP_TRACE_EVF_IRQ;
-		pre_e = tok;
-		while (pre_e > p && is_space(pre_e[-1]))
-			pre_e--;
+		pre_e = spaces_back(p, tok);
 		tok_e = pre_e;
-		tok = tok_e;
-		while (tok > p && !is_space(tok[-1]))
-			tok--;
+		tok = word_back(p, tok_e);
 		if (ev->cpu < 0 && tok < tok_e && tok[0] == '[' && tok_e[-1] == ']')
 			cpu_tok = tok;
 	}
@@ -114,9 +122,7 @@ int sp_trace_prefix_general(const char *p, const char *e, struct sp_trace_event 
 			return -(1 + SP_TRSK_BAD_VALUE);
 		}
 		ev->cpu = (int32_t)v;
-		pre_e = cpu_tok;
-		while (pre_e > p && is_space(pre_e[-1]))
-			pre_e--;
+		pre_e = spaces_back(p, cpu_tok);
 	} else if (ev->cpu < 0) {
 		*why = "no CPU column";
 		return -(1 + SP_TRSK_UNPARSABLE);
@@ -130,9 +136,7 @@ int sp_trace_prefix_general(const char *p, const char *e, struct sp_trace_event 
 			*why = "unbalanced tgid column";
 			return -(1 + SP_TRSK_UNPARSABLE);
 		}
-		pre_e = q;
-		while (pre_e > p && is_space(pre_e[-1]))
-			pre_e--;
+		pre_e = spaces_back(p, q);
 	}
 	/* trace-cmd's instance name: "sptest:   comm-pid" */
 	q = find_space(p, pre_e, true);
