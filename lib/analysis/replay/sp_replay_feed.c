@@ -98,9 +98,8 @@ static void flush_cpu(struct sp_replay *r, struct sp_rp_th *t, uint64_t ts)
 /* CPU @t ran inside a kernel lock wait, up to @ts, is the lock's, not its
  * program's: a kernel mutex's or rwsem's waiter, woken and finding the
  * lock still not its own, spins on the owner (the first waiter, with the
- * handoff pending) until need_resched. 6.12's QEMU inode trace: sp-crit
- * spun 4 ms, a tick, at each of its futile wakes. Replayed, a waiter just
- * waits; kept as work, that spin would be done again each time its
+ * handoff pending) until need_resched, up to a tick at each futile wake.
+ * Replayed, a waiter just waits; kept as work, that spin would be done again each time its
  * program loops, whether the replayed wait is long or not. */
 static void drop_wait_cpu(struct sp_replay *r, struct sp_rp_th *t, uint64_t ts)
 {
@@ -124,10 +123,8 @@ static void settle_cpu(struct sp_replay *r, struct sp_rp_th *t, uint64_t ts)
  * An rwsem writer spins before it asks: rwsem_optimistic_spin() runs
  * before contention_begin, while the owner runs, or while the lock is free
  * with a handoff pending to its first waiter, and then a non-RT spinner
- * stops only at need_resched. 6.12's QEMU inode and populate traces:
- * sp-crit spun 3.9 ms, to the tick, before most requests, while a starved
- * nice-19 waiter held the handoff (its pwrite() up to inode_lock() is
- * microseconds). Where the spin began the trace does not show; taken here
+ * stops only at need_resched: up to a tick before a request, while a
+ * starved waiter holds the handoff. Where the spin began the trace does not show; taken here
  * as the latest of: the thread came on its CPU, its last lock wait ended,
  * and another thread began waiting for this rwsem (the oldest still
  * queued). With no one queued, a spin on a running owner lasts as long as

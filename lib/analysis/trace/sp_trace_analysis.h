@@ -147,8 +147,8 @@ struct sp_trace_analysis {
 
 /* strcmp(a, b) == 0 for two comms, each an array of SP_TRACE_COMM_LEN
  * bytes with a NUL within it: eight bytes at a time, inline, as this runs
- * up to three times an event (a strcmp call was a tenth of the analysis).
- * Equal up to the first byte that differs, and a NUL before it: equal. */
+ * up to three times an event. Equal up to the first byte that differs,
+ * and a NUL before it: equal. */
 static inline bool sp_trace_comm_is(const char *a, const char *b)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

@@ -72,8 +72,7 @@ static void note_release(struct sp_trace_analysis *a, struct sp_trace_thr *rel, 
 }
 
 /* A wait opens: every field but the releases (rels[] counts from
- * nr_rels = 0; zeroing its 32 slots on every futex call was a quarter of
- * the analysis' time). */
+ * nr_rels = 0, so its slots need no zeroing on every futex call). */
 static void open_wait_init(struct sp_trace_open_wait *w, bool is_wait, uint32_t kind, uint64_t ts,
 			   uint64_t lock)
 {

@@ -30,9 +30,8 @@
 #define SP_TRACE_MAX_THREADS 8u
 
 /* A cache line each: the thread filling one slot and the caller reading
- * another must not share a line (when n was updated a line at a time in a
- * shared line, that line moved between the CPUs on every line of text,
- * about a tenth of the parse). */
+ * another must not share a line, or it moves between the CPUs on every
+ * line of text. */
 struct slot {
 	struct sp_trace_line *v;
 	size_t n, cap;

@@ -311,8 +311,8 @@ static inline void copy_comm(char *dst, const char *p, const char *e)
 
 	if (n > SP_TRACE_COMM_LEN - 1)
 		n = SP_TRACE_COMM_LEN - 1;
-	/* memcpy of a variable n under 16 was rep movsb: two overlapping
-	 * moves of a word instead, the bytes [0, n) as memcpy would */
+	/* two overlapping moves of a word rather than a memcpy of a
+	 * variable n (a byte loop or rep movsb): the bytes [0, n) */
 	if (n >= 8) {
 		memcpy(dst, p, 8);
 		memcpy(dst + n - 8, p + n - 8, 8);
