@@ -23,32 +23,26 @@ static uint32_t kind_of(uint32_t f)
 	return SP_TWK_OTHER;
 }
 
-static bool futex_waits(uint32_t op)
-{
-	switch (op & 0x7f) {
-	case 0:  /* FUTEX_WAIT */
-	case 6:  /* FUTEX_LOCK_PI */
-	case 9:  /* FUTEX_WAIT_BITSET */
-	case 11: /* FUTEX_WAIT_REQUEUE_PI */
-	case 13: /* FUTEX_LOCK_PI2 */
-		return true;
-	default:
-		return false;
-	}
-}
+/* What a futex operation (its command, op & 0x7f) does to the word's
+ * lock: waits for it, wakes its waiters, or neither. */
+enum { FX_OTHER, FX_WAITS, FX_WAKES };
+static const uint8_t futex_role[14] = {
+	[0] = FX_WAITS,  /* FUTEX_WAIT */
+	[6] = FX_WAITS,  /* FUTEX_LOCK_PI */
+	[9] = FX_WAITS,  /* FUTEX_WAIT_BITSET */
+	[11] = FX_WAITS, /* FUTEX_WAIT_REQUEUE_PI */
+	[13] = FX_WAITS, /* FUTEX_LOCK_PI2 */
+	[1] = FX_WAKES,  /* FUTEX_WAKE */
+	[4] = FX_WAKES,  /* FUTEX_CMP_REQUEUE */
+	[5] = FX_WAKES,  /* FUTEX_WAKE_OP */
+	[7] = FX_WAKES,  /* FUTEX_UNLOCK_PI */
+	[10] = FX_WAKES, /* FUTEX_WAKE_BITSET */
+};
 
-static bool futex_wakes(uint32_t op)
+static unsigned futex_role_of(uint32_t op)
 {
-	switch (op & 0x7f) {
-	case 1:  /* FUTEX_WAKE */
-	case 4:  /* FUTEX_CMP_REQUEUE */
-	case 5:  /* FUTEX_WAKE_OP */
-	case 7:  /* FUTEX_UNLOCK_PI */
-	case 10: /* FUTEX_WAKE_BITSET */
-		return true;
-	default:
-		return false;
-	}
+	op &= 0x7f;
+	return op < sizeof(futex_role) ? futex_role[op] : FX_OTHER;
 }
 
 /* @rel released the futex word @uaddr: a stretch of every selected
@@ -247,16 +241,17 @@ static void on_rename(struct sp_trace_analysis *a, const struct sp_trace_event *
 static void on_futex_enter(struct sp_trace_analysis *a, const struct sp_trace_event *ev,
 			   struct sp_trace_thr *cur)
 {
+	unsigned role = futex_role_of(ev->u.futex.op);
+
 	if (cur->fx.open) {
 		a->c.dropped_lost += cur->fx.is_wait;
 		cur->fx.open = false;
 	}
-	open_wait_init(&cur->fx, futex_waits(ev->u.futex.op), SP_TWK_FUTEX, ev->ts_ns,
-		       ev->u.futex.uaddr);
+	open_wait_init(&cur->fx, role == FX_WAITS, SP_TWK_FUTEX, ev->ts_ns, ev->u.futex.uaddr);
 	cur->fx.op = ev->u.futex.op;
 	if (cur->fx.is_wait)
 		sp_trace_thr_is_critical(a, cur);
-	else if (futex_wakes(ev->u.futex.op))
+	else if (role == FX_WAKES)
 		note_release(a, cur, ev->u.futex.uaddr, ev->ts_ns);
 }
 
@@ -301,6 +296,20 @@ static void on_lock_end(struct sp_trace_analysis *a, const struct sp_trace_event
 	sp_trace_end_wait(a, cur, &cur->kl, ev->ts_ns, false);
 }
 
+/* A futex call or kernel lock wait of the running task @cur. */
+static void on_own_wait(struct sp_trace_analysis *a, const struct sp_trace_event *ev,
+			struct sp_trace_thr *cur)
+{
+	if (ev->type == SP_TR_FUTEX_ENTER)
+		on_futex_enter(a, ev, cur);
+	else if (ev->type == SP_TR_FUTEX_EXIT)
+		on_futex_exit(a, ev, cur);
+	else if (ev->type == SP_TR_LOCK_BEGIN)
+		on_lock_begin(a, ev, cur);
+	else
+		on_lock_end(a, ev, cur);
+}
+
 int sp_trace_analysis_feed(void *analysis, const struct sp_trace_event *ev)
 {
 	struct sp_trace_analysis *a = analysis;
@@ -323,22 +332,12 @@ int sp_trace_analysis_feed(void *analysis, const struct sp_trace_event *ev)
 	case SP_TR_FORK: on_fork(a, ev); break;
 	case SP_TR_EXIT: on_task_exit(a, ev); break;
 	case SP_TR_RENAME: on_rename(a, ev); break;
-	/* the waits are the running task's own */
 	case SP_TR_FUTEX_ENTER:
-		if (cur)
-			on_futex_enter(a, ev, cur);
-		break;
 	case SP_TR_FUTEX_EXIT:
-		if (cur)
-			on_futex_exit(a, ev, cur);
-		break;
 	case SP_TR_LOCK_BEGIN:
-		if (cur)
-			on_lock_begin(a, ev, cur);
-		break;
 	case SP_TR_LOCK_END:
-		if (cur)
-			on_lock_end(a, ev, cur);
+		if (cur) /* the waits are the running task's own */
+			on_own_wait(a, ev, cur);
 		break;
 	default: break;
 	}
