@@ -45,9 +45,10 @@ struct sp_trace_line {
 	const char *why; /* static */
 	int rc;
 };
-SP_TRACE_HIDDEN void sp_trace_line_classify(struct sp_trace_line *l, const char *p, size_t len, int nul);
+SP_TRACE_HIDDEN void sp_trace_line_classify(struct sp_trace_line *l, const char *p, size_t len,
+					    int nul);
 SP_TRACE_HIDDEN int sp_trace_line_apply(struct sp_trace_sink *sink, struct sp_trace_diag *d,
-				struct sp_trace_line *l, int64_t *delivered);
+					struct sp_trace_line *l, int64_t *delivered);
 SP_TRACE_HIDDEN void sp_trace_header_line(struct sp_trace_diag *d, const char *p, size_t n);
 /* Classify and apply: what every serial text reader does with a line. */
 SP_TRACE_HIDDEN int sp_trace_line_one(struct sp_trace_sink *sink, struct sp_trace_diag *d,
@@ -64,10 +65,11 @@ SP_TRACE_HIDDEN bool sp_trace_nul_in(struct sp_trace_nuls *z, const char *p, con
 /* A plain file in memory, on this thread (sp_trace_text_lines.c), and split
  * into chunks parsed on several (sp_trace_par.c: the same lines, verdicts
  * and order). */
-SP_TRACE_HIDDEN int64_t sp_trace_read_mem(const char *buf, size_t size, sp_trace_event_fn fn, void *ctx,
-				  struct sp_trace_diag *d);
-SP_TRACE_HIDDEN int64_t sp_trace_read_mem_parallel(const char *buf, size_t size, sp_trace_event_fn fn,
-					   void *ctx, struct sp_trace_diag *d);
+SP_TRACE_HIDDEN int64_t sp_trace_read_mem(const char *buf, size_t size, sp_trace_event_fn fn,
+					  void *ctx, struct sp_trace_diag *d);
+SP_TRACE_HIDDEN int64_t sp_trace_read_mem_parallel(const char *buf, size_t size,
+						   sp_trace_event_fn fn, void *ctx,
+						   struct sp_trace_diag *d);
 /* A text stream, from @f or (when not NULL) @gz (sp_trace_text_stream.c). */
 SP_TRACE_HIDDEN int64_t sp_trace_read_stream(FILE *f, gzFile gz, sp_trace_event_fn fn, void *ctx,
 					     struct sp_trace_diag *d);

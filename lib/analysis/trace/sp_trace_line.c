@@ -74,8 +74,8 @@ static int parse_line_checked(const char *line, size_t len, struct sp_trace_even
 	return rc;
 }
 
-int sp_trace_parse_line_nul(const char *line, size_t len, struct sp_trace_event *ev, const char **why,
-		    int nul)
+int sp_trace_parse_line_nul(const char *line, size_t len, struct sp_trace_event *ev,
+			    const char **why, int nul)
 {
 	return parse_line_checked(line, len, ev, why, nul, true);
 }
@@ -103,7 +103,8 @@ static int parse_line(const char *line, size_t len, struct sp_trace_event *ev, c
 	}
 #if defined(__SSE2__)
 	if (!masked ||
-	    !(sp_trace_prefix_kernel(p, e, ev, &name, &ne) || sp_trace_prefix_masked(p, e, ev, &name, &ne)))
+	    !(sp_trace_prefix_kernel(p, e, ev, &name, &ne) ||
+	      sp_trace_prefix_masked(p, e, ev, &name, &ne)))
 #else
 	(void)masked;
 #endif

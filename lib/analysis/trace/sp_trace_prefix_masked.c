@@ -79,7 +79,8 @@ static inline __attribute__((always_inline)) uint32_t swar4(const char *end, uns
 }
 
 /* Digits [line + at, line + at + n) as a number; n ≤ 19. */
-static inline __attribute__((always_inline)) uint64_t digits_value(const char *line, unsigned at, unsigned n)
+static inline __attribute__((always_inline)) uint64_t digits_value(const char *line, unsigned at,
+								   unsigned n)
 {
 	const char *p = line + at;
 	uint64_t v = 0;

@@ -190,7 +190,8 @@ static inline __attribute__((always_inline)) const char *find(const char *p, con
 }
 
 /* Parses a decimal (optionally negative) at *pp; 0 on success. */
-static inline __attribute__((always_inline)) int parse_dec(const char **pp, const char *e, int64_t *out)
+static inline __attribute__((always_inline)) int parse_dec(const char **pp, const char *e,
+							   int64_t *out)
 {
 	const char *p = *pp;
 	bool neg = false;
@@ -268,7 +269,8 @@ static inline uint64_t sp_trace_digits_top8(uint64_t t)
 	return ((t & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
 }
 
-static inline __attribute__((always_inline)) int parse_i32(const char **pp, const char *e, int32_t *out)
+static inline __attribute__((always_inline)) int parse_i32(const char **pp, const char *e,
+							   int32_t *out)
 {
 	int64_t v;
 

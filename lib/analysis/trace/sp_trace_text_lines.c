@@ -50,8 +50,8 @@ void sp_trace_line_classify(struct sp_trace_line *l, const char *p, size_t len, 
 }
 
 /* The line is numbered d->lines + 1. 1 to stop (sink->stop set), else 0. */
-int sp_trace_line_apply(struct sp_trace_sink *sink, struct sp_trace_diag *d, struct sp_trace_line *l,
-		    int64_t *delivered)
+int sp_trace_line_apply(struct sp_trace_sink *sink, struct sp_trace_diag *d,
+			struct sp_trace_line *l, int64_t *delivered)
 {
 	d->lines++;
 	if (l->rc == SP_TRACE_LINE_TOO_LONG) {
@@ -70,8 +70,8 @@ int sp_trace_line_apply(struct sp_trace_sink *sink, struct sp_trace_diag *d, str
 	return 0;
 }
 
-int sp_trace_line_one(struct sp_trace_sink *sink, struct sp_trace_diag *d, const char *p, size_t len,
-		      int nul, int64_t *delivered)
+int sp_trace_line_one(struct sp_trace_sink *sink, struct sp_trace_diag *d, const char *p,
+		      size_t len, int nul, int64_t *delivered)
 {
 	struct sp_trace_line l;
 
