@@ -7,6 +7,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 
+#include "sp_analysis_grow.h"
 #include "sp_replay_internal.h"
 
 static void op_add(struct sp_rp_prog *p, uint8_t type, int32_t lock, uint8_t hold, uint64_t ns)
@@ -15,16 +16,9 @@ static void op_add(struct sp_rp_prog *p, uint8_t type, int32_t lock, uint8_t hol
 		p->op[p->n - 1].ns += ns;
 		return;
 	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 64;
-		struct sp_rp_op *v = realloc(p->op, cap * sizeof(*v));
-
-		if (!v) {
-			p->nomem = 1;
-			return;
-		}
-		p->op = v;
-		p->cap = cap;
+	if (p->n == p->cap && sp_analysis_grow((void **)&p->op, &p->cap, sizeof(*p->op), 64)) {
+		p->nomem = 1;
+		return;
 	}
 	p->op[p->n++] = (struct sp_rp_op){ .type = type, .lock = lock, .hold = hold, .ns = ns };
 }

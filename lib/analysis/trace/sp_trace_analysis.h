@@ -18,6 +18,7 @@
 
 #include <superpass/trace.h>
 
+#include "sp_analysis_grow.h"
 #include "sp_trace_parse.h" /* SP_TRACE_HIDDEN */
 
 #define SP_TRACE_NO_ID UINT32_MAX
@@ -26,27 +27,12 @@
 /* A growable array: T *v; size_t n, cap. */
 #define SP_TRACE_VEC(T) struct { T *v; size_t n, cap; }
 
-static inline int sp_trace_vec_grow(void **v, size_t *cap, size_t elem, size_t need)
-{
-	size_t nc = *cap ? *cap : 8;
-	void *nv;
-
-	while (nc < need)
-		nc *= 2;
-	nv = realloc(*v, nc * elem);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
+/* Room for one more element of a full SP_TRACE_VEC. */
+#define SP_TRACE_VEC_GROW(vec) sp_analysis_grow((void **)&(vec).v, &(vec).cap, sizeof(*(vec).v), 8)
 
 #define SP_TRACE_VEC_PUSH(vec, val)                                                      \
-	((vec).n < (vec).cap ||                                                          \
-			 !sp_trace_vec_grow((void **)&(vec).v, &(vec).cap, sizeof(*(vec).v), \
-					    (vec).n + 1)                                     \
-		 ? ((vec).v[(vec).n++] = (val), 0)                                       \
-		 : -ENOMEM)
+	((vec).n < (vec).cap || !SP_TRACE_VEC_GROW(vec) ? ((vec).v[(vec).n++] = (val), 0)  \
+							 : -ENOMEM)
 
 struct sp_trace_st_ent {
 	uint64_t ts;

@@ -23,6 +23,7 @@
 
 #include <superpass/trace.h>
 
+#include "sp_analysis_grow.h"
 #include "sp_trace_internal.h"
 
 #define SP_TRACE_CHUNK (1u << 20)
@@ -80,17 +81,10 @@ static void parse_chunk(struct par *p, size_t k, struct slot *s)
 		const char *nl = memchr(q, '\n', (size_t)(end - q));
 		size_t len = nl ? (size_t)(nl - q) : (size_t)(end - q);
 
-		if (n == s->cap) {
-			size_t nc = s->cap ? s->cap * 2 : 8192;
-			struct sp_trace_line *v = realloc(s->v, nc * sizeof(*v));
-
-			if (!v) {
-				s->failed = true;
-				s->n = 0;
-				return;
-			}
-			s->v = v;
-			s->cap = nc;
+		if (n == s->cap && sp_analysis_grow((void **)&s->v, &s->cap, sizeof(*s->v), 8192)) {
+			s->failed = true;
+			s->n = 0;
+			return;
 		}
 		sp_trace_line_classify(&s->v[n++], q, len, sp_trace_nul_in(&z, q, q + len));
 		if (!nl)

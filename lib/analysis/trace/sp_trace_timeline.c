@@ -78,8 +78,7 @@ void sp_trace_cpu_set(struct sp_trace_analysis *a, int32_t cpu, uint64_t ts, uin
 	while (a->cpus.n <= (size_t)cpu) {
 		struct { struct sp_trace_cpu_ent *v; size_t n, cap; } z = { 0 };
 
-		if (a->cpus.n == a->cpus.cap &&
-		    sp_trace_vec_grow((void **)&a->cpus.v, &a->cpus.cap, sizeof(*a->cpus.v), a->cpus.n + 1))
+		if (a->cpus.n == a->cpus.cap && SP_TRACE_VEC_GROW(a->cpus))
 			return;
 		memcpy(&a->cpus.v[a->cpus.n++], &z, sizeof(z));
 	}
