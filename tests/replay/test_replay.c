@@ -172,6 +172,7 @@ static void test_workload_file(void **state)
 
 /* ---- hand-made events ---- */
 #define MS 1000000ull
+#define US 1000ull
 
 static void feed(struct sp_replay *r, struct sp_trace_event *e)
 {
@@ -237,6 +238,24 @@ static struct sp_replay *replay_of_200(uint32_t cpus, bool classic)
 	return r;
 }
 
+/* Where @task's object starts in @r's workload JSON (there is one). */
+static const char *task_json(struct sp_replay *r, const char *task)
+{
+	const char *t = strstr(sp_replay_json(r), task);
+
+	assert_non_null(t);
+	return t;
+}
+
+/* sp_replay_finish(@r, @name), a failure with its message if it fails. */
+static void finish_or_fail(struct sp_replay *r, const char *name)
+{
+	char err[256] = "";
+
+	if (sp_replay_finish(r, name, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
 /* One CPU. H (tid 100, nice 19) holds the lock from its start; W (200,
  * nice -10) asks for it at 1.1 ms; X (300, nice 0) runs 8 ms while H is
  * runnable; H wakes W at 10.1 ms after 2 ms of its own CPU. The wall gap
@@ -280,8 +299,7 @@ static struct sp_replay *handmade(uint32_t cpus, bool truncate)
 	sw(r, t + 2 * MS, 300, 120, SP_TRS_RUNNABLE, 100, 139);
 	sw(r, t + 3 * MS, 100, 139, SP_TRS_SLEEPING, 300, 120);
 	sw(r, t + 4 * MS, 300, 120, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "handmade", err, sizeof(err)))
-		fail_msg("%s", err);
+	finish_or_fail(r, "handmade");
 	return r;
 }
 
@@ -347,7 +365,6 @@ static void test_kernel_locks(void **state)
 {
 	struct sp_replay *r;
 	struct sp_replay_figures f;
-	char err[256] = "";
 	const char *j;
 
 	(void)state;
@@ -367,8 +384,7 @@ static void test_kernel_locks(void **state)
 	sw(r, 5 * MS + 1000, 100, 120, SP_TRS_SLEEPING, 200, 120);
 	klock(r, 5 * MS + 2000, 200, false, 0);
 	sw(r, 6 * MS, 200, 120, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "klocks", err, sizeof(err)))
-		fail_msg("%s", err);
+	finish_or_fail(r, "klocks");
 	sp_replay_trace_figures(r, &f);
 	assert_int_equal(f.blockings, 2);
 	j = sp_replay_json(r);
@@ -437,7 +453,7 @@ static void test_preempt_and_join(void **state)
 	struct sp_replay *r;
 	struct sp_replay_counts c;
 	struct sp_trace_event e = { .cpu = 0 };
-	char err[256] = "", ev[1024];
+	char ev[1024];
 	const char *j;
 
 	(void)state;
@@ -470,8 +486,7 @@ static void test_preempt_and_join(void **state)
 				     .pid = 200 };
 	feed(r, &e);
 	sw(r, 5 * MS, 200, 110, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "points", err, sizeof(err)))
-		fail_msg("%s", err);
+	finish_or_fail(r, "points");
 	sp_replay_get_counts(r, &c);
 	assert_int_equal(c.preemptions, 1);
 	assert_int_equal(c.joins, 1);
@@ -527,7 +542,7 @@ static void test_rwlock_readers(void **state)
 	struct sp_replay_counts c;
 	struct sp_replay_figures tf;
 	struct sp_sim_result res;
-	char err[256] = "", ev[256];
+	char ev[256];
 	const char *j;
 
 	(void)state;
@@ -567,8 +582,7 @@ static void test_rwlock_readers(void **state)
 	sw(r, 8 * MS + 210000, 100, 139, SP_TRS_SLEEPING, 102, 139);
 	rwfutex(r, 8 * MS + 220000, 102, false, 0, 0);
 	sw(r, 8 * MS + 500000, 102, 139, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "rwlock", err, sizeof(err)))
-		fail_msg("%s", err);
+	finish_or_fail(r, "rwlock");
 	sp_replay_get_counts(r, &c);
 	sp_replay_trace_figures(r, &tf);
 	assert_int_equal(tf.blockings, 2);
@@ -630,9 +644,7 @@ static void test_rwsem_readers(void **state)
 	struct sp_replay_counts c;
 	struct sp_replay_figures tf;
 	struct sp_sim_result res;
-	char err[256] = "";
 	const char *j, *r1, *r2, *w;
-	const uint64_t US = 1000;
 
 	(void)state;
 	r = replay_of_200(1, false);
@@ -661,8 +673,7 @@ static void test_rwsem_readers(void **state)
 	sw(r, 5 * MS + 10 * US, 101, 139, SP_TRS_SLEEPING, 200, 110);
 	klock(r, 5 * MS + 20 * US, 200, false, 0);
 	sw(r, 5 * MS + 500 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "rwsem", err, sizeof(err)))
-		fail_msg("%s", err);
+	finish_or_fail(r, "rwsem");
 	sp_replay_get_counts(r, &c);
 	sp_replay_trace_figures(r, &tf);
 	assert_int_equal(tf.blockings, 1);
@@ -708,9 +719,7 @@ static void test_rwsem_readers(void **state)
 static void test_one_release_many_wakes(void **state)
 {
 	struct sp_replay *r;
-	char err[256] = "";
-	const char *j, *w, *end;
-	const uint64_t US = 1000;
+	const char *w, *end;
 
 	(void)state;
 	r = replay_of_200(1, false);
@@ -729,11 +738,8 @@ static void test_one_release_many_wakes(void **state)
 	sw(r, 1 * MS + 800 * US, 100, 139, SP_TRS_SLEEPING, 101, 139);
 	rwfutex(r, 1 * MS + 810 * US, 101, false, 0, 0);
 	sw(r, 2 * MS + 300 * US, 101, 139, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "wakes", err, sizeof(err)))
-		fail_msg("%s", err);
-	j = sp_replay_json(r);
-	w = strstr(j, "\"t200-200\"");
-	assert_non_null(w);
+	finish_or_fail(r, "wakes");
+	w = task_json(r, "\"t200-200\"");
 	end = strstr(w + 1, "\n\t\t\"t");
 	if (count_in(w, end, "\"sp_wrlock") != 1)
 		fail_msg("W's write holds: %.*s", (int)(end ? end - w : (long)strlen(w)), w);
@@ -750,8 +756,7 @@ static void test_one_release_many_wakes(void **state)
 static void test_reader_bursts(void **state)
 {
 	struct sp_replay *r;
-	char err[256] = "";
-	const char *j, *r1, *end;
+	const char *r1, *end;
 
 	(void)state;
 	r = replay_of_200(1, false);
@@ -774,11 +779,8 @@ static void test_reader_bursts(void **state)
 			sw(r, t + 500000, 100, 139, SP_TRS_SLEEPING, 0, 120);
 		}
 	}
-	if (sp_replay_finish(r, "reader", err, sizeof(err)))
-		fail_msg("%s", err);
-	j = sp_replay_json(r);
-	r1 = strstr(j, "\"t100-100\"");
-	assert_non_null(r1);
+	finish_or_fail(r, "reader");
+	r1 = task_json(r, "\"t100-100\"");
 	end = strstr(r1 + 1, "\"t200-200\"");
 	/* Every burst a read section: 3 from the waits, 2 silent ones. */
 	assert_int_equal(count_in(r1, end, "\"sp_rdlock"), 5);
@@ -812,7 +814,6 @@ static void test_reader_bursts(void **state)
 static struct sp_replay *holder_trace(bool starved)
 {
 	struct sp_replay *r;
-	char err[256] = "";
 	int other = starved ? 300 : 0;
 	uint32_t hstate = starved ? SP_TRS_RUNNABLE : SP_TRS_SLEEPING;
 
@@ -831,8 +832,7 @@ static struct sp_replay *holder_trace(bool starved)
 		sw(r, (10 * k + 9) * MS, other, 120, SP_TRS_RUNNABLE, 100, 139);
 		sw(r, (10 * k + 9) * MS + MS / 2, 100, 139, hstate, other, 120);
 	}
-	if (sp_replay_finish(r, "holder", err, sizeof(err)))
-		fail_msg("%s", err);
+	finish_or_fail(r, "holder");
 	return r;
 }
 
@@ -899,9 +899,7 @@ static void test_starved_holder_loops(void **state)
 static void test_reader_retry(void **state)
 {
 	struct sp_replay *r;
-	char err[256] = "";
-	const char *j, *r1, *end, *u, *p;
-	const uint64_t US = 1000;
+	const char *r1, *end, *u, *p;
 	long run = -1;
 
 	(void)state;
@@ -940,11 +938,8 @@ static void test_reader_retry(void **state)
 	sw(r, 2010 * US, 101, 139, SP_TRS_SLEEPING, 200, 110);
 	rwfutex(r, 2020 * US, 200, false, 0, 0);
 	sw(r, 2200 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "retry", err, sizeof(err)))
-		fail_msg("%s", err);
-	j = sp_replay_json(r);
-	r1 = strstr(j, "\"t100-100\"");
-	assert_non_null(r1);
+	finish_or_fail(r, "retry");
+	r1 = task_json(r, "\"t100-100\"");
 	end = strstr(r1 + 1, "\"t101-101\"");
 	if (!end)
 		end = strstr(r1 + 1, "\"t200-200\"");
@@ -983,6 +978,44 @@ static void handoff(struct sp_replay *r, int waiter, int wprio, int holder, int 
 	futex(r, release + 20000, waiter, false, 0x80, 0);
 }
 
+/* handoff() or its kernel form, khandoff(). */
+typedef void sp_test_handoff_fn(struct sp_replay *r, int waiter, int wprio, int holder, int hprio,
+				uint64_t ask, uint64_t release);
+
+/* H (100, nice 19) and W (200) hand the lock to each other three times,
+ * 3 ms apart, each section shown whole: H waits for W from 110 us to
+ * 300 us, W for H from @w_ask_us to @w_release_us. */
+static void three_sections_whole(struct sp_replay *r, sp_test_handoff_fn *hand,
+				 uint64_t w_ask_us, uint64_t w_release_us)
+{
+
+	for (uint64_t k = 0; k < 3; k++) {
+		const uint64_t A = 3 * k * MS;
+
+		sw(r, A, 0, 120, SP_TRS_RUNNABLE, 200, 110);
+		hand(r, 100, 139, 200, 110, A + 110 * US, A + 300 * US); /* H waits for W */
+		hand(r, 200, 110, 100, 139, A + w_ask_us * US, A + w_release_us * US);
+		sw(r, A + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
+	}
+}
+
+/* Finishes @r as @name and frees it: thread 100 of its workload locks and
+ * unlocks @n times, and takes the lock @n times in the simulator. */
+static void h100_sections_are(struct sp_replay *r, const char *name, int n)
+{
+	const char *h, *end;
+
+	finish_or_fail(r, name);
+	h = task_json(r, "\"t100-100\"");
+	end = strstr(h + 1, "\"t200-200\"");
+	if (end < h)
+		end = NULL;
+	assert_int_equal(count_in(h, end, "\"lock"), n);
+	assert_int_equal(count_in(h, end, "\"unlock"), n);
+	assert_int_equal(sim_acquires_of(sp_replay_workload(r), "t100-100", NULL), n);
+	sp_replay_free(r);
+}
+
 /* A mutex holder behind its schedule runs its sections back to back
  * (unlock, lock again at once: uncontended, so the trace shows nothing).
  * H (100, nice 19) shows three 0.5 ms sections whole (a wait that got the
@@ -993,35 +1026,17 @@ static void handoff(struct sp_replay *r, int waiter, int wprio, int holder, int 
 static void test_back_to_back_sections(void **state)
 {
 	struct sp_replay *r;
-	char err[256] = "";
-	const char *j, *h, *end;
-	const uint64_t US = 1000, B = 10 * MS;
+	const uint64_t B = 10 * MS;
 
 	(void)state;
 	r = replay_of_200(1, false);
-	for (uint64_t k = 0; k < 3; k++) { /* three sections shown whole */
-		const uint64_t A = 3 * k * MS;
-
-		sw(r, A, 0, 120, SP_TRS_RUNNABLE, 200, 110);
-		handoff(r, 100, 139, 200, 110, A + 110 * US, A + 300 * US); /* H waits for W */
-		handoff(r, 200, 110, 100, 139, A + 410 * US, A + 830 * US); /* W waits for H */
-		sw(r, A + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
-	}
+	three_sections_whole(r, handoff, 410, 830);
 	/* H behind: 1 ms, W asks, H's last 0.5 ms and the release */
 	sw(r, B, 0, 120, SP_TRS_RUNNABLE, 100, 139);
 	handoff(r, 200, 110, 100, 139, B + 1010 * US, B + 1510 * US);
 	sw(r, B + 1600 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "b2b", err, sizeof(err)))
-		fail_msg("%s", err);
-	j = sp_replay_json(r);
-	h = strstr(j, "\"t100-100\"");
-	assert_non_null(h);
-	end = strstr(h + 1, "\"t200-200\"");
 	/* the waits' three, the two back to back, the one the release ends */
-	assert_int_equal(count_in(h, end, "\"lock"), 6);
-	assert_int_equal(count_in(h, end, "\"unlock"), 6);
-	assert_int_equal(sim_acquires_of(sp_replay_workload(r), "t100-100", NULL), 6);
-	sp_replay_free(r);
+	h100_sections_are(r, "b2b", 6);
 }
 
 /* The same inside a section the trace shows from both ends: H's wait
@@ -1029,44 +1044,23 @@ static void test_back_to_back_sections(void **state)
  * back (unlocking and locking again uncontended, which leaves nothing),
  * and the release of the third wakes W. Held as one 1.5 ms section, a
  * waiter that came during the first waited for all three, and a
- * fast-tracked H ran all three before W got the lock: the bench's holders
- * showed 1.0 and 1.5 ms sections, and mutex-none-1's superpass replay
- * waited 1.2 ms where the runtime's longest waits are the 0.5 ms section. */
+ * fast-tracked H ran all three before W got the lock, where the runtime's
+ * longest waits are one 0.5 ms section. */
 static void test_held_sections_back_to_back(void **state)
 {
 	struct sp_replay *r;
-	char err[256] = "";
-	const char *j, *h, *end;
-	const uint64_t US = 1000, B = 10 * MS;
+	const uint64_t B = 10 * MS;
 
 	(void)state;
 	r = replay_of_200(1, false);
-	for (uint64_t k = 0; k < 3; k++) { /* three sections shown whole */
-		const uint64_t A = 3 * k * MS;
-
-		sw(r, A, 0, 120, SP_TRS_RUNNABLE, 200, 110);
-		handoff(r, 100, 139, 200, 110, A + 110 * US, A + 300 * US); /* H waits for W */
-		handoff(r, 200, 110, 100, 139, A + 410 * US, A + 830 * US); /* W waits for H */
-		sw(r, A + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
-	}
+	three_sections_whole(r, handoff, 410, 830);
 	/* H gets it from W, runs 1 ms, W asks, H's last 0.5 ms and the release */
 	sw(r, B, 0, 120, SP_TRS_RUNNABLE, 200, 110);
 	handoff(r, 100, 139, 200, 110, B + 110 * US, B + 300 * US);
 	handoff(r, 200, 110, 100, 139, B + 1320 * US, B + 1820 * US);
 	sw(r, B + 1900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "held", err, sizeof(err)))
-		fail_msg("%s", err);
-	j = sp_replay_json(r);
-	h = strstr(j, "\"t100-100\"");
-	assert_non_null(h);
-	end = strstr(h + 1, "\"t200-200\"");
-	if (end < h)
-		end = NULL;
 	/* the three whole ones, and the last wait's three */
-	assert_int_equal(count_in(h, end, "\"lock"), 6);
-	assert_int_equal(count_in(h, end, "\"unlock"), 6);
-	assert_int_equal(sim_acquires_of(sp_replay_workload(r), "t100-100", NULL), 6);
-	sp_replay_free(r);
+	h100_sections_are(r, "held", 6);
 }
 
 /* handoff()'s kernel form: @waiter waits for @holder on an rwsem (write
@@ -1097,20 +1091,12 @@ static void khandoff(struct sp_replay *r, int waiter, int wprio, int holder, int
 static void check_kernel_b2b(bool h_waits)
 {
 	struct sp_replay *r;
-	char err[256] = "";
-	const char *j, *h, *end;
-	const uint64_t US = 1000, B = 10 * MS;
+	const char *h, *end;
+	const uint64_t B = 10 * MS;
 	int n;
 
 	r = replay_of_200(1, false);
-	for (uint64_t k = 0; k < 3; k++) {
-		const uint64_t A = 3 * k * MS;
-
-		sw(r, A, 0, 120, SP_TRS_RUNNABLE, 200, 110);
-		khandoff(r, 100, 139, 200, 110, A + 110 * US, A + 300 * US); /* H waits for W */
-		khandoff(r, 200, 110, 100, 139, A + 340 * US, A + 390 * US); /* W waits for H */
-		sw(r, A + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
-	}
+	three_sections_whole(r, khandoff, 340, 390);
 	sw(r, B, 0, 120, SP_TRS_RUNNABLE, 100, 139);
 	if (h_waits) {
 		khandoff(r, 100, 139, 200, 110, B + 10 * MS + 10 * US, B + 10 * MS + 80 * US);
@@ -1119,11 +1105,8 @@ static void check_kernel_b2b(bool h_waits)
 		khandoff(r, 200, 110, 100, 139, B + 10 * MS + 10 * US, B + 10 * MS + 80 * US);
 		sw(r, B + 10 * MS + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
 	}
-	if (sp_replay_finish(r, "kb2b", err, sizeof(err)))
-		fail_msg("%s", err);
-	j = sp_replay_json(r);
-	h = strstr(j, "\"t100-100\"");
-	assert_non_null(h);
+	finish_or_fail(r, "kb2b");
+	h = task_json(r, "\"t100-100\"");
 	end = strstr(h + 1, "\n\t\t\"t"); /* the next task, if any */
 	if (!end)
 		end = h + strlen(h);
@@ -1163,9 +1146,7 @@ static void test_kernel_mutex_spin(void **state)
 {
 	struct sp_replay *r;
 	struct sp_replay_figures f;
-	char err[256] = "";
-	const char *j, *w;
-	const uint64_t US = 1000;
+	const char *w;
 
 	(void)state;
 	r = replay_of_200(1, false);
@@ -1181,14 +1162,11 @@ static void test_kernel_mutex_spin(void **state)
 	klock(r, 5 * MS + 400 * US, 200, true, SP_TRACE_LCB_SPIN | SP_TRACE_LCB_MUTEX);
 	klock(r, 5 * MS + 401 * US, 200, false, 0);
 	sw(r, 6 * MS, 200, 110, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "kspin", err, sizeof(err)))
-		fail_msg("%s", err);
+	finish_or_fail(r, "kspin");
 	sp_replay_trace_figures(r, &f);
 	assert_int_equal(f.blockings, 1);
 	assert_int_equal(f.max, 4 * MS + 110 * US);
-	j = sp_replay_json(r);
-	w = strstr(j, "\"t200-200\"");
-	assert_non_null(w);
+	w = task_json(r, "\"t200-200\"");
 	if (!strstr(w, "\"run1\": 200,")) /* the 10 us it ran woken, before its end, spun too */
 		fail_msg("W's work before its request: %s", w);
 	sp_replay_free(r);
@@ -1206,9 +1184,7 @@ static void test_kernel_rwsem_spin(void **state)
 {
 	struct sp_replay *r;
 	struct sp_replay_counts c;
-	char err[256] = "";
-	const char *j, *w;
-	const uint64_t US = 1000;
+	const char *w;
 
 	(void)state;
 	r = replay_of_200(2, false);
@@ -1229,14 +1205,11 @@ static void test_kernel_rwsem_spin(void **state)
 	sw_on(r, 1, 8 * MS + 200 * US, 0, 120, SP_TRS_RUNNABLE, 200, 110);
 	klock_on(r, 1, 8 * MS + 210 * US, 200, false, 0);
 	sw_on(r, 1, 8 * MS + 300 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "rwspin", err, sizeof(err)))
-		fail_msg("%s", err);
+	finish_or_fail(r, "rwspin");
 	sp_replay_get_counts(r, &c);
 	/* and the 10 us that W and X each ran woken before their ends */
 	assert_int_equal(c.spin_ns, 5 * MS + 20 * US);
-	j = sp_replay_json(r);
-	w = strstr(j, "\"t200-200\"");
-	assert_non_null(w);
+	w = task_json(r, "\"t200-200\"");
 	if (!strstr(w, "\"run1\": 1000,"))
 		fail_msg("W's work before its request: %s", w);
 	sp_replay_free(r);
@@ -1253,9 +1226,7 @@ static void test_kernel_rwsem_spin(void **state)
 static void test_kernel_section_mix(void **state)
 {
 	struct sp_replay *r;
-	char err[256] = "";
-	const char *j, *h, *end;
-	const uint64_t US = 1000;
+	const char *h, *end;
 	uint64_t a = 0, b;
 	int n;
 
@@ -1274,11 +1245,8 @@ static void test_kernel_section_mix(void **state)
 	sw(r, b, 0, 120, SP_TRS_RUNNABLE, 100, 139);
 	khandoff(r, 200, 110, 100, 139, b + 20 * MS + 10 * US, b + 20 * MS + 80 * US);
 	sw(r, b + 20 * MS + 900 * US, 200, 110, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "kmix", err, sizeof(err)))
-		fail_msg("%s", err);
-	j = sp_replay_json(r);
-	h = strstr(j, "\"t100-100\"");
-	assert_non_null(h);
+	finish_or_fail(r, "kmix");
+	h = task_json(r, "\"t100-100\"");
 	end = strstr(h + 1, "\n\t\t\"t"); /* the next task, if any */
 	if (!end)
 		end = h + strlen(h);
@@ -1299,7 +1267,6 @@ static void test_sleep_loop(void **state)
 {
 	struct sp_replay *r;
 	struct sp_replay_counts c;
-	char err[256] = "";
 	const char *j;
 	uint64_t t = 1 * MS;
 
@@ -1317,8 +1284,7 @@ static void test_sleep_loop(void **state)
 		t += 50000 + 2500000 + (uint64_t)((k * 7919) % 2000) * 1000;
 	}
 	sw(r, t, 0, 120, SP_TRS_SLEEPING, 0, 120);
-	if (sp_replay_finish(r, "sleeps", err, sizeof(err)))
-		fail_msg("%s", err);
+	finish_or_fail(r, "sleeps");
 	sp_replay_get_counts(r, &c);
 	assert_int_equal(c.timers, 0);
 	j = sp_replay_json(r);
@@ -1335,7 +1301,6 @@ static void test_frame_loop(void **state)
 	struct sp_replay *r;
 	struct sp_replay_counts c;
 	struct sp_replay_figures tf;
-	char err[256] = "";
 	const char *j;
 
 	(void)state;
@@ -1353,8 +1318,7 @@ static void test_frame_loop(void **state)
 		sw(r, 8 * k * MS, 0, 120, SP_TRS_RUNNABLE, 200, 110);
 		sw(r, 8 * k * MS + MS / 2, 200, 110, SP_TRS_SLEEPING, 0, 120);
 	}
-	if (sp_replay_finish(r, "frames", err, sizeof(err)))
-		fail_msg("%s", err);
+	finish_or_fail(r, "frames");
 	sp_replay_get_counts(r, &c);
 	sp_replay_trace_figures(r, &tf);
 	assert_int_equal(tf.blockings, 1);
@@ -1377,7 +1341,6 @@ static int frame_acquires(const uint64_t *pts, const uint8_t *waits, uint64_t ex
 {
 	struct sp_replay *r;
 	const struct sp_sim_workload *w;
-	char err[256] = "";
 	int n;
 
 	r = replay_of_200(1, false);
@@ -1414,8 +1377,7 @@ static int frame_acquires(const uint64_t *pts, const uint8_t *waits, uint64_t ex
 		feed(r, &e);
 	}
 	sw(r, 8 * 24 * MS + 30 * MS, 0, 120, SP_TRS_RUNNABLE, 0, 120);
-	if (sp_replay_finish(r, "points", err, sizeof(err)))
-		fail_msg("%s", err);
+	finish_or_fail(r, "points");
 	w = sp_replay_workload(r);
 	*dur = sp_sim_workload_duration_ns(w);
 	n = sim_acquires_of(w, "t200-200", frames);
@@ -1505,7 +1467,6 @@ static void test_frame_points_after_section(void **state)
 	static const uint64_t pts[] = { 300000, 600000, 900000, 1200000 };
 	const uint64_t W = 0x3008, CS = 60000;
 	struct sp_replay *r;
-	char err[256] = "";
 	uint64_t frames;
 	int n;
 
@@ -1538,8 +1499,7 @@ static void test_frame_points_after_section(void **state)
 		}
 		sw(r, t + 1300000 - at, 200, 110, SP_TRS_SLEEPING, 0, 120);
 	}
-	if (sp_replay_finish(r, "section", err, sizeof(err)))
-		fail_msg("%s", err);
+	finish_or_fail(r, "section");
 	n = sim_acquires_of(sp_replay_workload(r), "t200-200", &frames);
 	if (frames < 20 || (uint64_t)n < 4 * frames - 4 || (uint64_t)n > 4 * frames + 4)
 		fail_msg("%d acquisitions in %llu frames, not 4 a frame", n,

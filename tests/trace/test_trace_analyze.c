@@ -45,6 +45,24 @@ static void analyse(struct run *r, const char *text, const char *const *comms)
 	assert_int_equal(sp_trace_analysis_finish(r->a), 0);
 }
 
+/* Each test's analysis, destroyed after it whatever its outcome. */
+static int run_setup(void **state)
+{
+	struct run *r = calloc(1, sizeof(*r));
+
+	*state = r;
+	return r ? 0 : -1;
+}
+
+static int run_teardown(void **state)
+{
+	struct run *r = *state;
+
+	sp_trace_analysis_destroy(r->a);
+	free(r);
+	return 0;
+}
+
 static const struct sp_trace_result *result_of(struct run *r, const char *comm)
 {
 	for (size_t i = 0; i < sp_trace_nr_results(r->a); i++) {
@@ -64,6 +82,18 @@ static int32_t tid_of(struct run *r, uint32_t id)
 
 static const char *const ui_only[] = { "ui", NULL };
 
+/* @text analysed with ui selected: ui's result, which has @blockings. */
+static const struct sp_trace_result *ui_blockings(struct run *r, const char *text,
+						  uint64_t blockings)
+{
+	const struct sp_trace_result *res;
+
+	analyse(r, text, ui_only);
+	res = result_of(r, "ui");
+	assert_int_equal(res->blockings, blockings);
+	return res;
+}
+
 /* ui waits 5.1 ms; its holder h is runnable 4 ms behind a hog, then runs. */
 static void test_runnable_holder(void **state)
 {
@@ -78,22 +108,19 @@ static void test_runnable_holder(void **state)
 		FXR(0, "1.005002", "h", 200, "0x1")
 		SW(1, "1.005010", "swapper/1", 0, 120, "R", "ui", 100, 110)
 		FXR(1, "1.005100", "ui", 100, "0x0");
-	struct run r;
+	struct run *r = *state;
 	const struct sp_trace_result *res;
 	const struct sp_trace_blocker *b;
 	const struct sp_trace_episode *e;
 
-	(void)state;
-	analyse(&r, trace, ui_only);
-	assert_int_equal(sp_trace_nr_results(r.a), 1);
-	res = result_of(&r, "ui");
-	assert_int_equal(res->blockings, 1);
+	res = ui_blockings(r, trace, 1);
+	assert_int_equal(sp_trace_nr_results(r->a), 1);
 	assert_int_equal(res->hist.max, 5100000);
 	assert_int_equal(res->blocking_ns, 5100000);
 	assert_int_equal(res->runnable_ns, 4000000);
 	assert_int_equal(res->nr_blockers, 1);
 	b = &res->blockers[0];
-	assert_int_equal(tid_of(&r, b->thread_id), 200);
+	assert_int_equal(tid_of(r, b->thread_id), 200);
 	assert_int_equal(b->episodes, 1);
 	assert_int_equal(b->blocking_ns, 5100000);
 	assert_int_equal(b->split.ns[SP_TST_RUNNABLE], 4000000);
@@ -101,16 +128,15 @@ static void test_runnable_holder(void **state)
 	assert_int_equal(b->split.ns[SP_TST_UNKNOWN], 0);
 	/* who ran instead: the hog for all 4 ms, first */
 	assert_true(b->nr_preemptors >= 1);
-	assert_int_equal(tid_of(&r, b->preemptors[0].thread_id), 300);
+	assert_int_equal(tid_of(r, b->preemptors[0].thread_id), 300);
 	assert_int_equal(b->preemptors[0].ns, 4000000);
-	assert_int_equal(sp_trace_nr_episodes(r.a), 1);
-	e = sp_trace_episode_get(r.a, 0);
+	assert_int_equal(sp_trace_nr_episodes(r->a), 1);
+	e = sp_trace_episode_get(r->a, 0);
 	assert_int_equal(e->kind, SP_TWK_FUTEX);
 	assert_int_equal(e->lock, 0x10);
 	assert_int_equal(e->nr_segments, 1);
 	assert_int_equal(e->segments[0].blocker_tid, 200);
 	assert_int_equal(e->segments[0].chain_len, 0);
-	sp_trace_analysis_destroy(r.a);
 }
 
 /* ui waits on 0x20 held by b1, which waits on 0x30 held by b2. */
@@ -131,24 +157,21 @@ static void test_chain(void **state)
 		FXR(1, "2.004002", "b1", 201, "0x1")
 		SW(1, "2.004010", "b1", 201, 120, "S", "ui", 100, 110)
 		FXR(1, "2.004020", "ui", 100, "0x0");
-	struct run r;
+	struct run *r = *state;
 	const struct sp_trace_result *res;
 	const struct sp_trace_blocker *b;
 	const struct sp_trace_episode *e;
 
-	(void)state;
-	analyse(&r, trace, ui_only);
-	res = result_of(&r, "ui");
-	assert_int_equal(res->blockings, 1);
+	res = ui_blockings(r, trace, 1);
 	assert_int_equal(res->hist.max, 4020000);
 	b = &res->blockers[0];
-	assert_int_equal(tid_of(&r, b->thread_id), 201);
+	assert_int_equal(tid_of(r, b->thread_id), 201);
 	assert_int_equal(b->split.ns[SP_TST_UNKNOWN], 5000);
 	assert_int_equal(b->split.ns[SP_TST_RUNNING], 15000 + 1000000);
 	assert_int_equal(b->split.ns[SP_TST_BLOCKED], 2981000);
 	assert_int_equal(b->split.ns[SP_TST_RUNNABLE], 9000);
 	assert_int_equal(b->split.ns[SP_TST_SLEEPING], 10000);
-	e = sp_trace_episode_get(r.a, 0);
+	e = sp_trace_episode_get(r->a, 0);
 	assert_int_equal(e->segments[0].chain_len, 1);
 	assert_int_equal(e->segments[0].chain[0], 202);
 	/* b2, behind b1, over b1's wait on it (2.000010..2.003020): first
@@ -158,7 +181,6 @@ static void test_chain(void **state)
 	assert_int_equal(e->segments[0].chain_split[0].ns[SP_TST_RUNNING], 20000);
 	assert_int_equal(e->segments[0].chain_split[0].ns[SP_TST_UNKNOWN], 2990000);
 	assert_int_equal(e->segments[0].chain_split[0].ns[SP_TST_RUNNABLE], 0);
-	sp_trace_analysis_destroy(r.a);
 }
 
 /* One acquisition waits twice (EAGAIN, then a real wait) while the lock
@@ -182,17 +204,14 @@ static void test_merge_handoff_timeout(void **state)
 		/* a later timed wait that times out */
 		FX(1, "3.100000", "ui", 100, "0x50", "0x189")
 		FXR(1, "3.110000", "ui", 100, "0xffffffffffffff92");
-	struct run r;
+	struct run *r = *state;
 	const struct sp_trace_result *res;
 	const struct sp_trace_episode *e;
 	struct sp_trace_counts c;
 
-	(void)state;
-	analyse(&r, trace, ui_only);
-	res = result_of(&r, "ui");
-	assert_int_equal(res->blockings, 1);
+	res = ui_blockings(r, trace, 1);
 	assert_int_equal(res->hist.max, 3020000);
-	e = sp_trace_episode_get(r.a, 0);
+	e = sp_trace_episode_get(r->a, 0);
 	/* the EAGAIN try (no waker), then h1 up to its release, then h2 */
 	assert_int_equal(e->nr_segments, 3);
 	assert_int_equal(e->segments[0].blocker_tid, 0);
@@ -202,12 +221,11 @@ static void test_merge_handoff_timeout(void **state)
 	assert_int_equal(e->segments[2].blocker_tid, 302);
 	assert_int_equal(e->segments[2].end_ns, 3003020000ull);
 	assert_int_equal(res->nr_blockers, 2);
-	assert_int_equal(tid_of(&r, res->blockers[0].thread_id), 302); /* 2.02 ms > 0.99 ms */
+	assert_int_equal(tid_of(r, res->blockers[0].thread_id), 302); /* 2.02 ms > 0.99 ms */
 	assert_int_equal(res->blockers[0].blocking_ns, 2020000);
 	assert_int_equal(res->blockers[1].blocking_ns, 990000);
-	sp_trace_analysis_counts(r.a, &c);
+	sp_trace_analysis_counts(r->a, &c);
 	assert_int_equal(c.timeouts, 1);
-	sp_trace_analysis_destroy(r.a);
 }
 
 /* Kernel locks: a mutex wait is an episode, spinlocks are off by default,
@@ -232,20 +250,16 @@ static void test_kernel_locks(void **state)
 		SW(1, "4.011010", "swapper/1", 0, 120, "R", "ui", 100, 110)
 		"  ui-100 [001] ..... 4.011015: contention_end: 0xffff0003 (ret=0)\n"
 		FXR(1, "4.011020", "ui", 100, "0x0");
-	struct run r;
+	struct run *r = *state;
 	const struct sp_trace_result *res;
 
-	(void)state;
-	analyse(&r, trace, ui_only);
-	res = result_of(&r, "ui");
-	assert_int_equal(res->blockings, 2);
+	res = ui_blockings(r, trace, 2);
 	assert_int_equal(res->nr_locks, 2);
 	assert_int_equal(res->locks[0].kind, SP_TWK_MUTEX);
 	assert_int_equal(res->locks[0].total_ns, 2020000);
 	assert_int_equal(res->locks[1].kind, SP_TWK_FUTEX);
 	assert_int_equal(res->locks[1].total_ns, 1020000);
-	assert_int_equal(tid_of(&r, res->blockers[0].thread_id), 400);
-	sp_trace_analysis_destroy(r.a);
+	assert_int_equal(tid_of(r, res->blockers[0].thread_id), 400);
 }
 
 /* Lost events, a reused pid, a timestamp out of order, a bad line, an
@@ -267,34 +281,32 @@ static void test_damage(void **state)
 		FX(1, "5.005000", "ui", 100, "0x80", "0x80")
 		WK(0, "5.006000", "h", 200, "ui", 100)
 		FXR(1, "5.006100", "ui", 100, "0x0");
-	struct run r;
+	struct run *r = *state;
 	struct sp_trace_counts c;
 	const struct sp_trace_episode *e;
 	size_t nr;
 
-	(void)state;
-	analyse(&r, trace, ui_only);
-	assert_int_equal(r.d.skipped[SP_TRSK_LOST], 1);
-	assert_int_equal(r.d.lost_events, 17);
-	assert_int_equal(r.d.skipped[SP_TRSK_OUT_OF_ORDER], 1);
-	assert_int_equal(r.d.first_line[SP_TRSK_OUT_OF_ORDER][0], 5);
-	assert_int_equal(r.d.skipped[SP_TRSK_UNPARSABLE], 1);
-	assert_int_equal(r.d.first_line[SP_TRSK_UNPARSABLE][0], 6);
-	assert_int_equal(r.d.skipped[SP_TRSK_UNKNOWN_EVENT], 1);
-	assert_int_equal(r.d.skipped[SP_TRSK_MISSING_FIELD], 1);
-	assert_int_equal(r.d.first_line[SP_TRSK_MISSING_FIELD][0], 8);
-	sp_trace_analysis_counts(r.a, &c);
+	analyse(r, trace, ui_only);
+	assert_int_equal(r->d.skipped[SP_TRSK_LOST], 1);
+	assert_int_equal(r->d.lost_events, 17);
+	assert_int_equal(r->d.skipped[SP_TRSK_OUT_OF_ORDER], 1);
+	assert_int_equal(r->d.first_line[SP_TRSK_OUT_OF_ORDER][0], 5);
+	assert_int_equal(r->d.skipped[SP_TRSK_UNPARSABLE], 1);
+	assert_int_equal(r->d.first_line[SP_TRSK_UNPARSABLE][0], 6);
+	assert_int_equal(r->d.skipped[SP_TRSK_UNKNOWN_EVENT], 1);
+	assert_int_equal(r->d.skipped[SP_TRSK_MISSING_FIELD], 1);
+	assert_int_equal(r->d.first_line[SP_TRSK_MISSING_FIELD][0], 8);
+	sp_trace_analysis_counts(r->a, &c);
 	assert_int_equal(c.pid_reuse, 1);
 	/* two threads with tid 100, one episode each; the first saw lost events */
-	nr = sp_trace_nr_results(r.a);
+	nr = sp_trace_nr_results(r->a);
 	assert_int_equal(nr, 2);
-	assert_int_equal(sp_trace_nr_episodes(r.a), 2);
-	e = sp_trace_episode_get(r.a, 0);
+	assert_int_equal(sp_trace_nr_episodes(r->a), 2);
+	e = sp_trace_episode_get(r->a, 0);
 	assert_true(e->lost);
-	assert_int_not_equal(sp_trace_episode_get(r.a, 0)->waiter_id,
-			     sp_trace_episode_get(r.a, 1)->waiter_id);
-	assert_false(sp_trace_episode_get(r.a, 1)->lost);
-	sp_trace_analysis_destroy(r.a);
+	assert_int_not_equal(sp_trace_episode_get(r->a, 0)->waiter_id,
+			     sp_trace_episode_get(r->a, 1)->waiter_id);
+	assert_false(sp_trace_episode_get(r->a, 1)->lost);
 }
 
 /* A line over the reader's limit and a last line without its newline. */
@@ -302,20 +314,18 @@ static void test_long_and_truncated(void **state)
 {
 	size_t big = 100 * 1024;
 	char *text = malloc(big + 512);
-	struct run r;
+	struct run *r = *state;
 
-	(void)state;
 	assert_non_null(text);
 	strcpy(text, FX(1, "6.000000", "ui", 100, "0x90", "0x80"));
 	memset(text + strlen(text), 'x', big);
 	strcpy(text + strlen(text) - 0, "\n" WK(0, "6.001000", "h", 200, "ui", 100));
 	strcat(text, "  ui-100 [001] ..... 6.001100: sys_futex -> 0x0");
-	analyse(&r, text, ui_only);
-	assert_int_equal(r.d.skipped[SP_TRSK_TOO_LONG], 1);
-	assert_int_equal(r.d.first_line[SP_TRSK_TOO_LONG][0], 2);
-	assert_true(r.d.truncated);
-	assert_int_equal(result_of(&r, "ui")->blockings, 1);
-	sp_trace_analysis_destroy(r.a);
+	analyse(r, text, ui_only);
+	assert_int_equal(r->d.skipped[SP_TRSK_TOO_LONG], 1);
+	assert_int_equal(r->d.first_line[SP_TRSK_TOO_LONG][0], 2);
+	assert_true(r->d.truncated);
+	assert_int_equal(result_of(r, "ui")->blockings, 1);
 	free(text);
 }
 
@@ -333,22 +343,22 @@ static void test_select_all_and_tids(void **state)
 	struct sp_trace_analysis *a;
 	int32_t tid = 11;
 	FILE *f;
-	struct run r;
+	struct run *r = *state;
 
-	(void)state;
-	analyse(&r, trace, NULL);
-	assert_int_equal(sp_trace_nr_results(r.a), 2);
+	analyse(r, trace, NULL);
+	assert_int_equal(sp_trace_nr_results(r->a), 2);
 	/* sorted by blocking time: b (2.1 ms) first */
-	assert_int_equal(tid_of(&r, sp_trace_result_get(r.a, 0)->thread_id), 11);
-	sp_trace_analysis_destroy(r.a);
+	assert_int_equal(tid_of(r, sp_trace_result_get(r->a, 0)->thread_id), 11);
+	sp_trace_analysis_destroy(r->a);
+	r->a = NULL;
 
 	sp_trace_opts_default(&o);
 	o.critical_tids = &tid;
 	o.nr_critical_tids = 1;
 	assert_int_equal(sp_trace_analysis_create(&o, &a), 0);
 	f = fmemopen((void *)trace, sizeof(trace) - 1, "r");
-	sp_trace_diag_init(&r.d);
-	assert_true(sp_trace_read_text(f, sp_trace_analysis_feed, a, &r.d) > 0);
+	sp_trace_diag_init(&r->d);
+	assert_true(sp_trace_read_text(f, sp_trace_analysis_feed, a, &r->d) > 0);
 	fclose(f);
 	sp_trace_analysis_finish(a);
 	assert_int_equal(sp_trace_nr_results(a), 1);
@@ -437,11 +447,10 @@ static void add_wait(struct text *t, double t0)
 static void test_no_merge_across_pruned_history(void **state)
 {
 	struct text t = { 0 };
-	struct run r;
+	struct run *r = *state;
 	const struct sp_trace_result *res;
 	double ts;
 
-	(void)state;
 	add_wait(&t, 1.0);
 	add_sw(&t, 1, 1.011, "ui", 100, "R", "hog", 300); /* ran 10 ms */
 	ts = add_filler(&t, 1.0111, 2000);
@@ -451,11 +460,8 @@ static void test_no_merge_across_pruned_history(void **state)
 	}
 	add_sw(&t, 1, 1.03999, "hog", 300, "R", "ui", 100);
 	add_wait(&t, 1.04);
-	analyse(&r, t.s, ui_only);
-	res = result_of(&r, "ui");
-	assert_int_equal(res->blockings, 2);
+	res = ui_blockings(r, t.s, 2);
 	assert_int_equal(res->hist.max, 1010000);
-	sp_trace_analysis_destroy(r.a);
 	free(t.s);
 }
 
@@ -464,12 +470,11 @@ static void test_no_merge_across_pruned_history(void **state)
 static void test_dead_blocker_history_kept(void **state)
 {
 	struct text t = { 0 };
-	struct run r;
+	struct run *r = *state;
 	const struct sp_trace_result *res;
 	const struct sp_trace_blocker *b;
 	double ts;
 
-	(void)state;
 	add_sw(&t, 0, 0.9, "h", 200, "R", "hog", 300); /* h runnable from 0.9 */
 	add_fx(&t, 1, 1.0, "ui", 100, "0x80");
 	add_sw(&t, 1, 1.00001, "ui", 100, "S", "swapper/1", 0);
@@ -479,30 +484,27 @@ static void test_dead_blocker_history_kept(void **state)
 	ts = add_filler(&t, 1.0051, 10000);
 	add_sw(&t, 1, ts, "swapper/1", 0, "R", "ui", 100);
 	add_fxr(&t, 1, ts + 0.00001, "ui", 100);
-	analyse(&r, t.s, ui_only);
-	res = result_of(&r, "ui");
-	assert_int_equal(res->blockings, 1);
+	res = ui_blockings(r, t.s, 1);
 	assert_int_equal(res->nr_blockers, 1);
 	b = &res->blockers[0];
-	assert_int_equal(tid_of(&r, b->thread_id), 200);
+	assert_int_equal(tid_of(r, b->thread_id), 200);
 	assert_int_equal(b->split.ns[SP_TST_RUNNABLE], 4000000);
 	assert_int_equal(b->split.ns[SP_TST_RUNNING], 1001000);
-	sp_trace_analysis_destroy(r.a);
 	free(t.s);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_runnable_holder),
-		cmocka_unit_test(test_chain),
-		cmocka_unit_test(test_merge_handoff_timeout),
-		cmocka_unit_test(test_kernel_locks),
-		cmocka_unit_test(test_damage),
-		cmocka_unit_test(test_long_and_truncated),
-		cmocka_unit_test(test_select_all_and_tids),
-		cmocka_unit_test(test_no_merge_across_pruned_history),
-		cmocka_unit_test(test_dead_blocker_history_kept),
+		cmocka_unit_test_setup_teardown(test_runnable_holder, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(test_chain, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(test_merge_handoff_timeout, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_locks, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(test_damage, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(test_long_and_truncated, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(test_select_all_and_tids, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(test_no_merge_across_pruned_history, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(test_dead_blocker_history_kept, run_setup, run_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

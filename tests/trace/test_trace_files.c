@@ -298,6 +298,15 @@ static void test_bad_files(void **state)
 	free(dat);
 }
 
+/* A line longer than the reader's limit at @at: its length with the
+ * newline. */
+static size_t long_line(char *at)
+{
+	memset(at, 'y', 70000);
+	at[70000] = '\n';
+	return 70001;
+}
+
 /* A plain file is read from a mapping, a FILE * through a buffer: the same
  * events, line numbers and diagnostics from both, bad lines included. */
 struct ev_hash {
@@ -342,9 +351,7 @@ static void test_mapped_same_as_stream(void **state)
 	assert_true(len > 1000);
 	n = len / 2; /* a line too long in the middle */
 	memmove(text + n + 70001, text + n, len - n);
-	memset(text + n, 'y', 70000);
-	text[n + 70000] = '\n';
-	len += 70001;
+	len += long_line(text + n);
 	memcpy(text + len, tail, sizeof(tail) - 1);
 	len += sizeof(tail) - 1;
 	write_file(p, text, len);
@@ -410,9 +417,7 @@ static void test_parallel_same_as_one_thread(void **state)
 			len += sizeof(bad) - 1;
 		}
 		if (len > (1u << 20) && len < (1u << 20) + n1 + 200) { /* across the boundary */
-			memset(text + len, 'y', 70000);
-			text[len + 70000] = '\n';
-			len += 70001;
+			len += long_line(text + len);
 		}
 	}
 	memcpy(text + len, tail, sizeof(tail) - 1);

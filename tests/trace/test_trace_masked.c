@@ -5,9 +5,10 @@
  * parser: on the lines of the recorded fixtures, lines made to sit at the
  * prefixes' edges, and every one-byte change, deletion and insertion in
  * their first 72 bytes, the two give the same verdict, reason and event,
- * byte for byte. Built from the parser's source (white box): the fast
- * prefixes must also take the kernel's lines (prefix_kernel most of them),
- * or the test would compare the scalar parser with itself.
+ * byte for byte. Linked with the parser's internal object library (white
+ * box, sp_trace_parse.h): the fast prefixes must also take the kernel's
+ * lines (prefix_kernel most of them), or the test would compare the scalar
+ * parser with itself.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -21,9 +22,11 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "../../lib/analysis/trace/sp_trace_text.c"
+#include <superpass/trace.h>
+
 #include "sp_parse_agree.h"
 #include "sp_test_fixtures.h"
+#include "sp_trace_parse.h"
 
 static unsigned long compared, taken, taken_kernel;
 
@@ -47,10 +50,10 @@ static void same_both_ways(const char *l, size_t n)
 
 		while (e > c && (e[-1] == '\r' || e[-1] == '\n'))
 			e--;
-		zero_event(&ev);
-		taken += (unsigned long)prefix_masked(c, e, &ev, &nm, &ne);
-		zero_event(&ev);
-		taken_kernel += (unsigned long)prefix_kernel(c, e, &ev, &nm, &ne);
+		memset(&ev, 0, sizeof(ev));
+		taken += (unsigned long)sp_trace_prefix_masked(c, e, &ev, &nm, &ne);
+		memset(&ev, 0, sizeof(ev));
+		taken_kernel += (unsigned long)sp_trace_prefix_kernel(c, e, &ev, &nm, &ne);
 	}
 #endif
 	compared++;

@@ -150,10 +150,9 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 	}
 	/* A frame loop loops on to the end of the replay; when every critical
 	 * thread is one, the replay ends where the last of them ended in the
-	 * trace (the bench stops its threads together, and its trace goes on
-	 * for the joins and the report: frame loops and starved holders
-	 * looped past that, without the hogs, made 20 short blockings in the
-	 * last 80 ms of mutex-none-1, and frames the trace does not have). */
+	 * trace (a program may stop its threads together and go on tracing its
+	 * joins and report: looped past that, without the hogs, frame loops
+	 * and starved holders would make blockings the trace does not have). */
 	r->c.end_ns = crit_loops && crit_end > r->first ? crit_end : r->last;
 	sp_rp_workload_text(r);
 	if (r->nomem)

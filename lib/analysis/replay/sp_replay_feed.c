@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp_analysis_grow.h"
 #include "sp_replay_internal.h"
 
 static struct sp_rp_th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
@@ -22,16 +23,9 @@ static struct sp_rp_th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
 	for (t = r->hash[h]; t; t = t->hnext)
 		if (t->tid == tid)
 			return t;
-	if (r->nth == r->capth) {
-		size_t cap = r->capth ? 2 * r->capth : 64;
-		struct sp_rp_th **v = realloc(r->th, cap * sizeof(*v));
-
-		if (!v) {
-			r->nomem = 1;
-			return NULL;
-		}
-		r->th = v;
-		r->capth = cap;
+	if (r->nth == r->capth && sp_analysis_grow((void **)&r->th, &r->capth, sizeof(*r->th), 64)) {
+		r->nomem = 1;
+		return NULL;
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -54,16 +48,9 @@ static struct sp_rp_th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
 static void push_tok(struct sp_replay *r, struct sp_rp_th *t, uint8_t type, int32_t lock,
 		     uint8_t hold, uint32_t tok, uint64_t ns, uint64_t end)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 32;
-		struct sp_rp_item *v = realloc(t->it, cap * sizeof(*v));
-
-		if (!v) {
-			r->nomem = 1;
-			return;
-		}
-		t->it = v;
-		t->cap = cap;
+	if (t->n == t->cap && sp_analysis_grow((void **)&t->it, &t->cap, sizeof(*t->it), 32)) {
+		r->nomem = 1;
+		return;
 	}
 	t->it[t->n++] = (struct sp_rp_item){ .type = type, .lock = lock, .hold = hold, .tok = tok,
 				       .ns = ns, .end = end };
@@ -98,9 +85,8 @@ static void flush_cpu(struct sp_replay *r, struct sp_rp_th *t, uint64_t ts)
 /* CPU @t ran inside a kernel lock wait, up to @ts, is the lock's, not its
  * program's: a kernel mutex's or rwsem's waiter, woken and finding the
  * lock still not its own, spins on the owner (the first waiter, with the
- * handoff pending) until need_resched. 6.12's QEMU inode trace: sp-crit
- * spun 4 ms, a tick, at each of its futile wakes. Replayed, a waiter just
- * waits; kept as work, that spin would be done again each time its
+ * handoff pending) until need_resched, up to a tick at each futile wake.
+ * Replayed, a waiter just waits; kept as work, that spin would be done again each time its
  * program loops, whether the replayed wait is long or not. */
 static void drop_wait_cpu(struct sp_replay *r, struct sp_rp_th *t, uint64_t ts)
 {
@@ -124,10 +110,8 @@ static void settle_cpu(struct sp_replay *r, struct sp_rp_th *t, uint64_t ts)
  * An rwsem writer spins before it asks: rwsem_optimistic_spin() runs
  * before contention_begin, while the owner runs, or while the lock is free
  * with a handoff pending to its first waiter, and then a non-RT spinner
- * stops only at need_resched. 6.12's QEMU inode and populate traces:
- * sp-crit spun 3.9 ms, to the tick, before most requests, while a starved
- * nice-19 waiter held the handoff (its pwrite() up to inode_lock() is
- * microseconds). Where the spin began the trace does not show; taken here
+ * stops only at need_resched: up to a tick before a request, while a
+ * starved waiter holds the handoff. Where the spin began the trace does not show; taken here
  * as the latest of: the thread came on its CPU, its last lock wait ended,
  * and another thread began waiting for this rwsem (the oldest still
  * queued). With no one queued, a spin on a running owner lasts as long as
@@ -197,16 +181,9 @@ static int lock_ref(struct sp_replay *r, uint64_t addr, uint8_t kind)
 			return (int)i;
 		}
 	}
-	if (r->nlk == r->caplk) {
-		size_t cap = r->caplk ? 2 * r->caplk : 16;
-		struct sp_rp_lk *v = realloc(r->lk, cap * sizeof(*v));
-
-		if (!v) {
-			r->nomem = 1;
-			return -1;
-		}
-		r->lk = v;
-		r->caplk = cap;
+	if (r->nlk == r->caplk && sp_analysis_grow((void **)&r->lk, &r->caplk, sizeof(*r->lk), 16)) {
+		r->nomem = 1;
+		return -1;
 	}
 	memset(&r->lk[r->nlk], 0, sizeof(r->lk[0]));
 	r->lk[r->nlk].addr = addr;
@@ -343,15 +320,9 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 			if (u && u != t) {
 				int l = lock_ref(r, t->wait_addr, t->wait_kind);
 
-				if (l >= 0 && r->ntk == r->captk) {
-					size_t cap = r->captk ? 2 * r->captk : 64;
-					struct sp_rp_tok *v = realloc(r->tk, cap * sizeof(*v));
-
-					if (!v)
-						return -ENOMEM;
-					r->tk = v;
-					r->captk = cap;
-				}
+				if (l >= 0 && r->ntk == r->captk &&
+				    sp_analysis_grow((void **)&r->tk, &r->captk, sizeof(*r->tk), 64))
+					return -ENOMEM;
 				if (l >= 0) {
 					/* The waker held the other side of an rwlock: a
 					 * reader wakes the writer, the writer its readers. */

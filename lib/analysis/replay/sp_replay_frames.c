@@ -101,9 +101,7 @@ static bool on_step(uint64_t x, uint64_t at, uint64_t d)
  * evenly spaced points of its CPU time: the first point plus k steps. A
  * point shows only in the frames where it was contended, and under `none`
  * the later points of a frame seldom are (the first wait gave the starved
- * holder the time to finish; mutex-none-1 of this session: 26 waits at the
- * first point of four, 5 at the second, none at the third, 2 at the
- * fourth). The longest step that puts every point on the grid (on_step),
+ * holder the time to finish). The longest step that puts every point on the grid (on_step),
  * no shorter than 80 % of the points' own smallest spacing and fewer than
  * PT_MAX_STEPS steps from the first to the last, gives the points that
  * did not show between them (nothing past the last one seen). Adds them
@@ -124,9 +122,8 @@ static size_t fill_steps(struct sp_rp_point *c, size_t n)
 		size_t m = n;
 
 		/* No grid finer than the points seen: with steps of a third of
-		 * their spacing any three points fit one (a development trace's
-		 * 280, 650 and 890 us fitted steps of 122 us: six requests a
-		 * frame where the bench makes four). */
+		 * their spacing any three points fit one, and a frame would ask
+		 * more often than the program does. */
 		if (d * 10 < gap * 8)
 			break;
 		for (size_t i = 1; fits && i + 1 < n; i++) {
@@ -156,13 +153,10 @@ static size_t fill_steps(struct sp_rp_point *c, size_t n)
 /*
  * A frame's CPU offsets are taken in a median frame's CPU: an offset times
  * the median frame's CPU over its own frame's. A frame that waited does
- * more CPU than one that did not (the bench's rwlock writer: 330-410 us
- * between two waits of a frame where its work and section are 300, the
- * futex_wake of its unlock for the queued readers and the wait's own
- * path), so its later points drift: the writer's fourth point showed at
- * 1.19-1.45 ms in frames of 1.26 ms, past the end of the frames that did
- * not wait, which then asked three times, not four. Scaled, a point is as
- * far into a frame that waited as into one that did not.
+ * more CPU than one that did not (the futex_wake of its unlock for the
+ * queued readers, the wait's own path), so its later points drift, even
+ * past the end of the frames that did not wait. Scaled, a point is as far
+ * into a frame that waited as into one that did not.
  */
 uint64_t sp_rp_frame_norm(uint64_t off, uint64_t frame, uint64_t median)
 {
@@ -216,13 +210,12 @@ uint64_t sp_rp_frame_median(const struct sp_rp_th *t, size_t grid, const uint64_
 /* A trace shows a thread's contended acquisitions only. A frame loop
  * (period) that waited for a lock at the same point of its frames (the
  * CPU time since the frame started, scaled by sp_rp_frame_norm @ft and @fcpu,
- * within 10 % of the frame's CPU) in at
- * least two frames is taken to ask for it there in every frame: the frames
- * where it found the lock free left no trace; and at the points between
- * that the spacing of those says (fill_steps). (Before, a point needed
- * waits in 5 % of the frames, which under `none` only the first point of
- * the bench's four reaches.) Returns the points (sorted by lock, offset)
- * and their count. */
+ * within 10 % of the frame's CPU) in at least two frames is taken to ask
+ * for it there in every frame: the frames where it found the lock free
+ * left no trace; and at the points between that the spacing of those says
+ * (fill_steps). Two frames, not a share of them: under `none` the later
+ * points of a frame seldom wait. Returns the points (sorted by lock,
+ * offset) and their count. */
 size_t sp_rp_frame_points(const struct sp_rp_th *t, size_t grid, const uint64_t *ft, uint64_t fcpu,
 			  struct sp_rp_point **out)
 {
@@ -261,8 +254,7 @@ size_t sp_rp_frame_points(const struct sp_rp_th *t, size_t grid, const uint64_t 
 
 		/* A cluster: offsets each within a tenth of the frame's CPU of
 		 * the one before, and within a quarter of it of the first (a
-		 * point drifts later in a frame that waited before it: the
-		 * rwlock writer's second point, 590-746 us in rwlock-none-4) */
+		 * point drifts later in a frame that waited before it) */
 		for (j = i; j < n && v[j].lock == v[i].lock &&
 			    (j == i || v[j].off - v[j - 1].off <= fcpu / 10) &&
 			    v[j].off - v[i].off <= fcpu / 4;
@@ -302,8 +294,8 @@ out:
 /* Whether the frame around item @i has a wait of its own for point @pt
  * (for its lock, within the point's reach of its offset: then the point is
  * that wait, not an inferred request). @foff: each item's CPU offset in
- * its frame. (Before, any wait for the lock in the frame stood for all its
- * points: a frame that waited at its first point asked at no other.) */
+ * its frame. Per point, not per lock: a frame that waited at its first
+ * point still asks at the others. */
 bool sp_rp_seen_pt(const struct sp_rp_th *t, const uint64_t *foff, size_t i,
 		   const struct sp_rp_point *pt)
 {

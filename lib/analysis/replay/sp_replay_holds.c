@@ -328,22 +328,16 @@ static int infer_readers(struct sp_replay *r, const struct sp_rp_th *t, const in
 
 /* A mutex holder's release the trace shows (its unlock woke a waiter)
  * after CPU of its own since its last boundary (a sleep, a wait): a thread
- * behind its schedule runs its sections back to back (the bench's
- * holders: unlock, lock again at once, uncontended, so the trace shows
- * nothing), and the CPU before the section that ends in the release,
- * from the boundary's item @from to the inferred lock at (@at, @off), is
- * its earlier sections, of its section length @len each. The replay ran
- * that CPU outside the lock (a holder woke, ran 1.05 ms, then took the
- * lock for its 503 us), in the fair class under any policy: nice 19, 72
- * ms of virtual time it was then behind when glibc's wake-one handed it
- * the lock, and it waited 60-110 ms for its CPU behind a nice 0 hog. Only
- * a run of CPU with nothing else in it, at least 3/4 of a section.
- * The same for the kernel's locks (a kernel mutex, either side of an
- * rwsem): superpass.ko's QEMU holders run 64 KiB pwrite()s or madvise()s
- * back to back, each one section, and a starved one's 8 ms of CPU between
- * two releases it shows was a thousand 7 us sections of f_pos_lock;
- * not glibc rwlocks, whose readers' bursts infer_readers places. The
- * placements grow *@vp (one pair per section). Returns 0, or -1 on no
+ * behind its schedule runs its sections back to back (unlock, lock again
+ * at once, uncontended, so the trace shows nothing), and the CPU before
+ * the section that ends in the release, from the boundary's item @from to
+ * the inferred lock at (@at, @off), is its earlier sections, of its
+ * section length @len each. Replayed as CPU outside the lock, the holder
+ * would hand the lock on late. Only a run of CPU with nothing else in it,
+ * at least 3/4 of a section. The same for the kernel's locks (a kernel
+ * mutex, either side of an rwsem), whose holders also run sections back
+ * to back; not glibc rwlocks, whose readers' bursts infer_readers places.
+ * The placements grow *@vp (one pair per section). Returns 0, or -1 on no
  * memory. */
 static int back_to_back(struct sp_replay *r, const struct sp_rp_th *t, int32_t lock, uint8_t hold,
 			uint64_t len, size_t from, size_t at, uint64_t off, struct sp_rp_ins **vp,
@@ -385,11 +379,10 @@ static int back_to_back(struct sp_replay *r, const struct sp_rp_th *t, int32_t l
 /* The same inside a section acquired by a wait and released by a wake
  * (from item @i to item @rel): more than 1.5 sections' CPU between them
  * is sections back to back, the holder letting the lock go and taking it
- * again uncontended between them. Held as one, the bench's holders held
- * 1.0 and 1.5 ms where they hold 500 us, and a fast-tracked holder ran
- * three sections before the critical waiter got the lock (mutex-none-1:
- * 5 of 50 such sections, its replay's longest wait 1.2 ms). Only a run of
- * CPU with nothing else in it. The extra placements grow *@vp. */
+ * again uncontended between them. Held as one, a fast-tracked holder
+ * would run several sections before the critical waiter got the lock.
+ * Only a run of CPU with nothing else in it. The extra placements grow
+ * *@vp. */
 static int split_held(struct sp_replay *r, const struct sp_rp_th *t, int32_t lock, uint8_t hold,
 		      uint64_t len, size_t i, size_t rel, struct sp_rp_ins **vp, size_t *np,
 		      size_t *capp, uint32_t *seq)
@@ -397,10 +390,9 @@ static int split_held(struct sp_replay *r, const struct sp_rp_th *t, int32_t loc
 	uint8_t kind = r->lk[lock].kind;
 	uint64_t cpu = 0, m;
 
-	/* glibc mutexes only: a kernel lock's sections vary more (a 2 MiB
-	 * madvise under mmap_lock: 53 ms under TCG), and its length is the
-	 * CPU-weighted one (cs_len); split, the QEMU predictions fell
-	 * (populate 0.29 -> 0.18x of the module's P99.9) */
+	/* glibc mutexes only: a kernel lock's sections vary more, and its
+	 * length is the CPU-weighted one (cs_len), which splitting would
+	 * undercut */
 	if (t->critical || !len || kind != SP_SIM_UMUTEX)
 		return 0;
 	for (size_t k = i + 1; k < rel; k++) {
@@ -490,13 +482,10 @@ ssize_t sp_rp_place_holds(struct sp_replay *r, const struct sp_rp_th *t, const i
 
 			/* A kernel lock's holder whose request waited after a run
 			 * of CPU since its release (or sleep) ran sections back to
-			 * back in it, as before a release it shows: 6.12's QEMU
-			 * inode holders, 64 KiB pwrite()s, showed 100-230 us
-			 * sections and 4-16 ms of CPU between a release and their
-			 * next wait, which the replay ran outside the lock (the
-			 * critical thread found it free where it had waited a
-			 * second). The sections the trace shows whole are its
-			 * length. */
+			 * back in it, as before a release it shows; replayed as
+			 * CPU outside the lock, the critical thread would find the
+			 * lock free where the trace has it wait. The sections the
+			 * trace shows whole are its length. */
 			if ((kind == SP_SIM_KMUTEX || kind == SP_SIM_RWSEM) && i &&
 			    t->it[i - 1].type == IT_CPU && (len = len_of(ll, nll, it->lock))) {
 				for (j = i; j > 0; j--) {

@@ -7,6 +7,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 
+#include "sp_analysis_grow.h"
 #include "sp_replay_internal.h"
 
 static void op_add(struct sp_rp_prog *p, uint8_t type, int32_t lock, uint8_t hold, uint64_t ns)
@@ -15,16 +16,9 @@ static void op_add(struct sp_rp_prog *p, uint8_t type, int32_t lock, uint8_t hol
 		p->op[p->n - 1].ns += ns;
 		return;
 	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 64;
-		struct sp_rp_op *v = realloc(p->op, cap * sizeof(*v));
-
-		if (!v) {
-			p->nomem = 1;
-			return;
-		}
-		p->op = v;
-		p->cap = cap;
+	if (p->n == p->cap && sp_analysis_grow((void **)&p->op, &p->cap, sizeof(*p->op), 64)) {
+		p->nomem = 1;
+		return;
 	}
 	p->op[p->n++] = (struct sp_rp_op){ .type = type, .lock = lock, .hold = hold, .ns = ns };
 }
@@ -197,10 +191,8 @@ void sp_rp_build_prog(struct sp_replay *r, struct sp_rp_th *t, struct sp_rp_prog
 					at = at < it->ns ? at : it->ns;
 					/* A placement before the point goes first: whether
 					 * the lock is held at the point is known after it
-					 * (the writer's unlock of a section that waited,
-					 * 58 us into this CPU: its later points, taken as
-					 * held, were dropped, and a frame that waited
-					 * asked once where the bench asks four times). */
+					 * (an unlock just before it frees the lock, and the
+					 * point is not dropped as held). */
 					if (at >= b || (!sp_rp_seen_pt(t, pfoff, i, &pts[m]) &&
 							 !holding(p, pts[m].lock))) {
 						a = at;
@@ -262,7 +254,7 @@ void sp_rp_build_prog(struct sp_replay *r, struct sp_rp_th *t, struct sp_rp_prog
 				break;
 			}
 			if (period) {
-				/* As the bench and the simulator count them: the
+				/* As the simulator counts them: the
 				 * periods the work spanned are janky, the periods to
 				 * the sleep's end are frames (with the start-up kept,
 				 * from the thread's start, as the simulated timer). */
@@ -307,14 +299,12 @@ void sp_rp_build_prog(struct sp_replay *r, struct sp_rp_th *t, struct sp_rp_prog
 
 /* A critical thread that is not a frame loop but a loop all the same:
  * it slept between its lock waits (an operation, a relative sleep, the
- * next: superpass.ko's QEMU workload, whose 2 ms nanosleep() ends 2.9-3.7
- * ms later on 6.1, on no grid) until the trace's end or its exit. Its
- * program is the operations the trace saw it do; it loops on to the end
- * of the replay as a frame loop does, since a policy that makes its waits
- * shorter would see it do more of them in that time, not stop once the
- * traced ones are done (6.1's inode trace: eleven waits of 0.4-1.1 s in
- * 6.6 s; replayed once, the eleven operations took 40 ms, before the
- * replayed holders got to their first section, and none waited). */
+ * next, on no grid) until the trace's end or its exit. Its program is the
+ * operations the trace saw it do; it loops on to the end of the replay as
+ * a frame loop does, since a policy that makes its waits shorter would see
+ * it do more of them in that time, not stop once the traced ones are done
+ * (replayed once, they could end before the holders reach their first
+ * section). */
 bool sp_rp_sleep_loop(const struct sp_rp_th *t)
 {
 	unsigned sleeps = 0, waits = 0;

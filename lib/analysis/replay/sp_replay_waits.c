@@ -87,17 +87,16 @@ int sp_rp_phase_wakes(struct sp_replay *r, struct sp_rp_th *t)
 
 /* The CPU time between two wakes of one unlock at most: glibc's unlock of
  * a writer wakes its queued readers in one futex call, and a kernel
- * rwsem's release wakes them from one wake queue, each sched_waking 1-3 us
- * of the waker's CPU after the one before (the bench's writer: 1-2 us).
- * No thread releases, takes and releases one lock again in that time. */
+ * rwsem's release wakes them from one wake queue, each sched_waking a few
+ * microseconds of the waker's CPU after the one before. No thread
+ * releases, takes and releases one lock again in that time. */
 #define RELEASE_GAP_NS 10000
 
 /* The wake items from @i on that are one release of @lock (one unlock
  * that woke several waiters, RELEASE_GAP_NS of CPU apart at most): the
  * last one. Taken as two, the replay's waker let the lock go, took it back
  * at once and let it go again, so a writer that had just handed the read
- * side to its readers waited for them (the bench's rwlock writer: 78 such
- * waits in one 5 s replay). */
+ * side to its readers waited for them. */
 size_t sp_rp_release_end(const struct sp_rp_th *t, size_t i, int32_t lock)
 {
 	size_t j = i;
@@ -222,12 +221,12 @@ void sp_rp_rwsem_wakes(struct sp_replay *r, struct sp_rp_th *t)
  * (RWAITING, on __readers); the last reader out wakes it, it retries,
  * finds the lock write-held or a writer queued again and waits again (on
  * __readers, or on __wrphase_futex for the writer's unlock); only after
- * the last of these waits does it hold the read side and run its section
- * (the bench's readers: 500 us). A mutex waiter whose lock was taken
- * between its wake and its retry waits again the same way. A retry is no
- * boundary of the section the first wait opened: taken as one, the
- * section ended at the retry, a few us after the first wait, and the
- * reader ran its 500 us outside the lock. */
+ * the last of these waits does it hold the read side and run its section.
+ * A mutex waiter whose lock was taken between its wake and its retry
+ * waits again the same way. A retry is no boundary of the section the
+ * first wait opened: taken as one, the section would end at the retry,
+ * just after the first wait, and the reader run its section outside the
+ * lock. */
 static bool is_retry(const struct sp_rp_item *x, int8_t op, int32_t lock)
 {
 	return x->type == IT_WAIT && x->lock == lock && op == WAIT_NONE;

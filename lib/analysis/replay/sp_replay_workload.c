@@ -92,13 +92,13 @@ static void put_lock_event(struct sp_replay *r, struct json_object *ph, const st
 }
 
 /* The timer of a frame loop. sp_skip: a late frame's successor starts at
- * the next point of the grid, as a frame loop on vsync does (the bench's:
- * "the next frame starts at the next deadline after the work ends");
- * sp_rp_period_of found the sleeps ending on that grid, late frames
- * included (their intervals whole periods). Relative, as before, started
- * it at once: after a long wait the critical thread ran its next frame
- * straight into the readers it had held up, which the traced one, asleep
- * to the next deadline, did not meet (rwlock self-check blockings +62 %). */
+ * the next point of the grid, as a frame loop on vsync does (the next
+ * frame starts at the next deadline after the work ends); sp_rp_period_of
+ * found the sleeps ending on that grid, late frames included (their
+ * intervals whole periods). A relative timer would start it at once, and
+ * after a long wait run the next frame straight into the readers it had
+ * held up, which the traced thread, asleep to the next deadline, did not
+ * meet. */
 static struct json_object *timer_event(struct sp_replay *r, uint64_t period_ns)
 {
 	struct json_object *tm = json_object_new_object();
@@ -190,7 +190,7 @@ static struct json_object *global_object(struct sp_replay *r)
 	put(r, g, "sp_base_slice_us", json_object_new_int64((int64_t)(r->c.slice_ns / 1000)));
 	put(r, g, "sp_sched_model", json_object_new_string(r->o.classic ? "classic" : "linux"));
 	/* the runtime the traces record: a critical waiter applies its fast
-	 * tracks itself (fa0d86e); but a trace whose critical waits are all
+	 * tracks itself; but a trace whose critical waits are all
 	 * on kernel locks is superpass.ko's case, whose probes only queue the
 	 * fast track for its worker kthread (sp_kmod_act.c:
 	 * sched_setattr_nocheck may sleep), as the simulator's worker does it */

@@ -4,10 +4,10 @@
  *
  * The file is cut into chunks of about SP_TRACE_CHUNK bytes, each ending
  * after a newline (or at the end of the file). Worker threads classify the
- * lines of a chunk (sptr_line_classify: parse, no side effect) into that
+ * lines of a chunk (sp_trace_line_classify: parse, no side effect) into that
  * chunk's slot of a ring; the calling thread applies the slots in file
- * order (sptr_line_apply: line numbers, diagnostics, time order and the
- * callback), so what it sees is what sptr_read_mem gives on one thread,
+ * order (sp_trace_line_apply: line numbers, diagnostics, time order and the
+ * callback), so what it sees is what sp_trace_read_mem gives on one thread,
  * line for line, and the callback runs on the caller's thread only. While
  * the next chunk is not ready the caller parses one nobody has yet rather
  * than wait. Used for regular files of at least SP_TRACE_PAR_MIN bytes;
@@ -23,6 +23,7 @@
 
 #include <superpass/trace.h>
 
+#include "sp_analysis_grow.h"
 #include "sp_trace_internal.h"
 
 #define SP_TRACE_CHUNK (1u << 20)
@@ -30,11 +31,10 @@
 #define SP_TRACE_MAX_THREADS 8u
 
 /* A cache line each: the thread filling one slot and the caller reading
- * another must not share a line (when n was updated a line at a time in a
- * shared line, that line moved between the CPUs on every line of text,
- * about a tenth of the parse). */
+ * another must not share a line, or it moves between the CPUs on every
+ * line of text. */
 struct slot {
-	struct sptr_line *v;
+	struct sp_trace_line *v;
 	size_t n, cap;
 	bool ready;    /* under par.lock: the lines of chunk `chunk` are in v */
 	bool failed;   /* out of memory: the caller parses the chunk again itself */
@@ -73,7 +73,7 @@ static size_t chunk_start(const struct par *p, size_t k)
 static void parse_chunk(struct par *p, size_t k, struct slot *s)
 {
 	const char *q = p->buf + chunk_start(p, k), *end = p->buf + chunk_start(p, k + 1);
-	struct sptr_nuls z = { .from = q, .to = q, .nul = NULL, .end = end };
+	struct sp_trace_nuls z = { .from = q, .to = q, .nul = NULL, .end = end };
 	size_t n = 0; /* s->n once at the end, not a store a line */
 
 	s->failed = false;
@@ -81,19 +81,12 @@ static void parse_chunk(struct par *p, size_t k, struct slot *s)
 		const char *nl = memchr(q, '\n', (size_t)(end - q));
 		size_t len = nl ? (size_t)(nl - q) : (size_t)(end - q);
 
-		if (n == s->cap) {
-			size_t nc = s->cap ? s->cap * 2 : 8192;
-			struct sptr_line *v = realloc(s->v, nc * sizeof(*v));
-
-			if (!v) {
-				s->failed = true;
-				s->n = 0;
-				return;
-			}
-			s->v = v;
-			s->cap = nc;
+		if (n == s->cap && sp_analysis_grow((void **)&s->v, &s->cap, sizeof(*s->v), 8192)) {
+			s->failed = true;
+			s->n = 0;
+			return;
 		}
-		sptr_line_classify(&s->v[n++], q, len, sptr_nul_in(&z, q, q + len));
+		sp_trace_line_classify(&s->v[n++], q, len, sp_trace_nul_in(&z, q, q + len));
 		if (!nl)
 			break;
 		q = nl + 1;
@@ -146,17 +139,17 @@ static int apply_chunk(struct par *p, size_t k, struct slot *s, struct sp_trace_
 {
 	if (s->failed) { /* one line at a time, nothing kept */
 		const char *q = p->buf + chunk_start(p, k), *end = p->buf + chunk_start(p, k + 1);
-		struct sptr_nuls z = { .from = q, .to = q, .nul = NULL, .end = end };
+		struct sp_trace_nuls z = { .from = q, .to = q, .nul = NULL, .end = end };
 
 		while (q < end) {
 			const char *nl = memchr(q, '\n', (size_t)(end - q));
 			size_t len = nl ? (size_t)(nl - q) : (size_t)(end - q);
-			struct sptr_line l;
+			struct sp_trace_line l;
 
 			if (!nl)
 				d->truncated = true;
-			sptr_line_classify(&l, q, len, sptr_nul_in(&z, q, q + len));
-			if (sptr_line_apply(sink, d, &l, delivered))
+			sp_trace_line_classify(&l, q, len, sp_trace_nul_in(&z, q, q + len));
+			if (sp_trace_line_apply(sink, d, &l, delivered))
 				return 1;
 			if (!nl)
 				break;
@@ -165,18 +158,18 @@ static int apply_chunk(struct par *p, size_t k, struct slot *s, struct sp_trace_
 		return 0;
 	}
 	for (size_t i = 0, n = s->n; i < n; i++) {
-		struct sptr_line *l = &s->v[i];
+		struct sp_trace_line *l = &s->v[i];
 
 		/* the file's last line, without its newline */
 		if (l->p + l->len == p->buf + p->size)
 			d->truncated = true;
-		if (sptr_line_apply(sink, d, l, delivered))
+		if (sp_trace_line_apply(sink, d, l, delivered))
 			return 1;
 	}
 	return 0;
 }
 
-int64_t sptr_read_mem_parallel(const char *buf, size_t size, sp_trace_event_fn fn, void *ctx,
+int64_t sp_trace_read_mem_parallel(const char *buf, size_t size, sp_trace_event_fn fn, void *ctx,
 			       struct sp_trace_diag *d)
 {
 	struct sp_trace_sink sink = { .fn = fn, .ctx = ctx, .d = d };
@@ -187,13 +180,13 @@ int64_t sptr_read_mem_parallel(const char *buf, size_t size, sp_trace_event_fn f
 	bool stopped = false;
 
 	if (nthreads < 2)
-		return sptr_read_mem(buf, size, fn, ctx, d);
+		return sp_trace_read_mem(buf, size, fn, ctx, d);
 	p.nchunks = (size + SP_TRACE_CHUNK - 1) / SP_TRACE_CHUNK;
 	p.ring = 2 * (size_t)nthreads;
 	/* on their own cache lines (struct slot) */
 	p.slots = aligned_alloc(_Alignof(struct slot), p.ring * sizeof(*p.slots));
 	if (!p.slots)
-		return sptr_read_mem(buf, size, fn, ctx, d);
+		return sp_trace_read_mem(buf, size, fn, ctx, d);
 	memset(p.slots, 0, p.ring * sizeof(*p.slots));
 	pthread_mutex_init(&p.lock, NULL);
 	pthread_cond_init(&p.ready, NULL);

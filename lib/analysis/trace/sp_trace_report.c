@@ -51,8 +51,8 @@ static double share(uint64_t part, uint64_t whole)
 }
 
 /* The longest episodes of every result's thread, longest first, up to @n
- * each, found in one pass over the episodes (a pass per result was
- * quadratic in big traces). Ties keep the episodes' order. */
+ * each, found in one pass over the episodes (a pass per result would be
+ * quadratic). Ties keep the episodes' order. */
 struct worst {
 	const struct sp_trace_episode **w; /* nr_results * n */
 	size_t *k;                         /* how many of each */

@@ -16,8 +16,8 @@
 
 #include <superpass/trace.h>
 
-#include "sp_trace_internal.h"
-#include "../sp_parse_agree.h"
+#include "sp_parse_agree.h"
+#include "sp_trace_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,14 +2,15 @@
 /*
  * The masked parser and the byte-by-byte one on one line, for the test that
  * compares them (test_trace_masked) and the fuzz target that does so on
- * every line it is given. Include after sp_trace_internal.h (or the
- * parser's source).
+ * every line it is given (both link the parser: superpass_trace_parse).
  */
 #ifndef SP_PARSE_AGREE_H
 #define SP_PARSE_AGREE_H
 
 #include <stdbool.h>
 #include <string.h>
+
+#include "sp_trace_parse.h"
 
 /* Both parsers on [line, line + n), which the caller copied to exactly n
  * bytes so that a read past it is ASan's: true when their verdicts, reasons
@@ -25,8 +26,8 @@ static inline bool sp_parsers_agree(const char *line, size_t n, int *ra, int *rb
 	*wb = NULL;
 	memset(&a, 0x5a, sizeof(a));
 	memset(&b, 0xa5, sizeof(b));
-	*ra = sptr_parse_line(line, n, &a, wa, -1);
-	*rb = sptr_parse_line_scalar(line, n, &b, wb, -1);
+	*ra = sp_trace_parse_line_nul(line, n, &a, wa, -1);
+	*rb = sp_trace_parse_line_scalar(line, n, &b, wb, -1);
 	return *ra == *rb && (*wa == NULL) == (*wb == NULL) && (!*wa || !strcmp(*wa, *wb)) &&
 	       !memcmp(&a, &b, sizeof(a));
 }
