@@ -11,6 +11,7 @@
 #ifndef SP_VEC_H
 #define SP_VEC_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -22,28 +23,37 @@ struct sp_vec {
 
 #define SP_VEC_INIT { NULL, 0, 0 }
 
-/* Room for @want elements of @elem bytes (first allocation @min_cap, then
- * doubling); 0, or -1 with @v unchanged when memory or size_t runs out. */
-static inline int sp_vec_reserve(struct sp_vec *v, size_t elem, size_t want, size_t min_cap)
+/* Room for @want elements of @elem bytes in *@data, which holds *@cap: the
+ * capacity starts at @first (at least 1) and doubles. For arrays kept as a
+ * pointer and a capacity of their own; 0, or -ENOMEM with *@data and *@cap
+ * unchanged when memory or size_t runs out. */
+static inline int sp_grow(void **data, size_t *cap, size_t elem, size_t want, size_t first)
 {
-	size_t cap = v->cap ? v->cap : (min_cap ? min_cap : 1);
+	size_t c = *cap ? *cap : (first ? first : 1);
 	void *p;
 
-	if (want <= v->cap)
+	if (want <= *cap)
 		return 0;
-	while (cap < want) {
-		if (cap > SIZE_MAX / 2)
-			return -1;
-		cap *= 2;
+	while (c < want) {
+		if (c > SIZE_MAX / 2)
+			return -ENOMEM;
+		c *= 2;
 	}
-	if (elem && cap > SIZE_MAX / elem)
-		return -1;
-	p = realloc(v->data, cap * elem);
+	if (elem && c > SIZE_MAX / elem)
+		return -ENOMEM;
+	p = realloc(*data, c * elem);
 	if (!p)
-		return -1;
-	v->data = p;
-	v->cap = cap;
+		return -ENOMEM;
+	*data = p;
+	*cap = c;
 	return 0;
+}
+
+/* Room for @want elements of @elem bytes in @v (first allocation @min_cap,
+ * then doubling): sp_grow on the vector's own fields. */
+static inline int sp_vec_reserve(struct sp_vec *v, size_t elem, size_t want, size_t min_cap)
+{
+	return sp_grow(&v->data, &v->cap, elem, want, min_cap);
 }
 
 /* A new, uninitialised last element, or NULL (@v unchanged). */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_analysis_grow.h"
+#include "sp_vec.h"
 #include "sp_replay_internal.h"
 
 static struct sp_rp_th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
@@ -23,7 +23,7 @@ static struct sp_rp_th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
 	for (t = r->hash[h]; t; t = t->hnext)
 		if (t->tid == tid)
 			return t;
-	if (r->nth == r->capth && sp_analysis_grow((void **)&r->th, &r->capth, sizeof(*r->th), 64)) {
+	if (r->nth == r->capth && sp_grow((void **)&r->th, &r->capth, sizeof(*r->th), r->capth + 1, 64)) {
 		r->nomem = 1;
 		return NULL;
 	}
@@ -48,7 +48,7 @@ static struct sp_rp_th *th_get(struct sp_replay *r, int32_t tid, uint64_t ts)
 static void push_tok(struct sp_replay *r, struct sp_rp_th *t, uint8_t type, int32_t lock,
 		     uint8_t hold, uint32_t tok, uint64_t ns, uint64_t end)
 {
-	if (t->n == t->cap && sp_analysis_grow((void **)&t->it, &t->cap, sizeof(*t->it), 32)) {
+	if (t->n == t->cap && sp_grow((void **)&t->it, &t->cap, sizeof(*t->it), t->cap + 1, 32)) {
 		r->nomem = 1;
 		return;
 	}
@@ -181,7 +181,7 @@ static int lock_ref(struct sp_replay *r, uint64_t addr, uint8_t kind)
 			return (int)i;
 		}
 	}
-	if (r->nlk == r->caplk && sp_analysis_grow((void **)&r->lk, &r->caplk, sizeof(*r->lk), 16)) {
+	if (r->nlk == r->caplk && sp_grow((void **)&r->lk, &r->caplk, sizeof(*r->lk), r->caplk + 1, 16)) {
 		r->nomem = 1;
 		return -1;
 	}
@@ -321,7 +321,7 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 				int l = lock_ref(r, t->wait_addr, t->wait_kind);
 
 				if (l >= 0 && r->ntk == r->captk &&
-				    sp_analysis_grow((void **)&r->tk, &r->captk, sizeof(*r->tk), 64))
+				    sp_grow((void **)&r->tk, &r->captk, sizeof(*r->tk), r->captk + 1, 64))
 					return -ENOMEM;
 				if (l >= 0) {
 					/* The waker held the other side of an rwlock: a

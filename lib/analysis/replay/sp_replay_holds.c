@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "sp_replay_internal.h"
+#include "sp_vec.h"
 
 static int cmp_ins(const void *a, const void *b)
 {
@@ -212,18 +213,7 @@ static bool ins_before(const struct sp_rp_ins *x, size_t at, uint64_t off)
  * memory, *@vp unchanged. */
 static int ins_room(struct sp_rp_ins **vp, size_t n, size_t *capp, size_t more)
 {
-	struct sp_rp_ins *nv;
-	size_t cap;
-
-	if (n + more <= *capp)
-		return 0;
-	cap = n + more + *capp;
-	nv = realloc(*vp, cap * sizeof(*nv));
-	if (!nv)
-		return -1;
-	*vp = nv;
-	*capp = cap;
-	return 0;
+	return sp_grow((void **)vp, capp, sizeof(**vp), n + more, 16) ? -1 : 0;
 }
 
 /* The first of @t's items that ends after @ts (t->n if none). */

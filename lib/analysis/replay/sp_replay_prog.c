@@ -7,7 +7,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 
-#include "sp_analysis_grow.h"
+#include "sp_vec.h"
 #include "sp_replay_internal.h"
 
 static void op_add(struct sp_rp_prog *p, uint8_t type, int32_t lock, uint8_t hold, uint64_t ns)
@@ -16,7 +16,7 @@ static void op_add(struct sp_rp_prog *p, uint8_t type, int32_t lock, uint8_t hol
 		p->op[p->n - 1].ns += ns;
 		return;
 	}
-	if (p->n == p->cap && sp_analysis_grow((void **)&p->op, &p->cap, sizeof(*p->op), 64)) {
+	if (p->n == p->cap && sp_grow((void **)&p->op, &p->cap, sizeof(*p->op), p->cap + 1, 64)) {
 		p->nomem = 1;
 		return;
 	}

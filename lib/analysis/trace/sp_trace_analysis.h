@@ -18,7 +18,7 @@
 
 #include <superpass/trace.h>
 
-#include "sp_analysis_grow.h"
+#include "sp_vec.h"
 #include "sp_trace_parse.h" /* SP_TRACE_HIDDEN */
 
 #define SP_TRACE_NO_ID UINT32_MAX
@@ -28,7 +28,7 @@
 #define SP_TRACE_VEC(T) struct { T *v; size_t n, cap; }
 
 /* Room for one more element of a full SP_TRACE_VEC. */
-#define SP_TRACE_VEC_GROW(vec) sp_analysis_grow((void **)&(vec).v, &(vec).cap, sizeof(*(vec).v), 8)
+#define SP_TRACE_VEC_GROW(vec) sp_grow((void **)&(vec).v, &(vec).cap, sizeof(*(vec).v), (vec).cap + 1, 8)
 
 #define SP_TRACE_VEC_PUSH(vec, val)                                                      \
 	((vec).n < (vec).cap || !SP_TRACE_VEC_GROW(vec) ? ((vec).v[(vec).n++] = (val), 0)  \

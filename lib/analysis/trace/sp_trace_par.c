@@ -23,7 +23,7 @@
 
 #include <superpass/trace.h>
 
-#include "sp_analysis_grow.h"
+#include "sp_vec.h"
 #include "sp_trace_internal.h"
 
 #define SP_TRACE_CHUNK (1u << 20)
@@ -81,7 +81,7 @@ static void parse_chunk(struct par *p, size_t k, struct slot *s)
 		const char *nl = memchr(q, '\n', (size_t)(end - q));
 		size_t len = nl ? (size_t)(nl - q) : (size_t)(end - q);
 
-		if (n == s->cap && sp_analysis_grow((void **)&s->v, &s->cap, sizeof(*s->v), 8192)) {
+		if (n == s->cap && sp_grow((void **)&s->v, &s->cap, sizeof(*s->v), s->cap + 1, 8192)) {
 			s->failed = true;
 			s->n = 0;
 			return;

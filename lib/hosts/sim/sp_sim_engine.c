@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sp_sim_engine.h"
+#include "sp_vec.h"
 
 #define SP_ZERO_OPS_MAX 100000u /* ops in a row that use no time: a stall */
 
@@ -41,16 +42,9 @@ void sp_sim_push(struct sp_sim *s, uint64_t t, uint32_t type, int a, uint32_t ge
 {
 	uint32_t i;
 
-	if (s->nheap == s->heapcap) {
-		uint32_t cap = s->heapcap ? 2 * s->heapcap : 64;
-		struct sp_sim_event *h = realloc(s->heap, cap * sizeof(*h));
-
-		if (!h) {
-			s->err = true;
-			return;
-		}
-		s->heap = h;
-		s->heapcap = cap;
+	if (sp_grow((void **)&s->heap, &s->heapcap, sizeof(*s->heap), (size_t)s->nheap + 1, 64)) {
+		s->err = true;
+		return;
 	}
 	/* (t, seq) keys are unique: any heap pops them in the same order. The
 	 * sifts move a hole and write the entry once. */

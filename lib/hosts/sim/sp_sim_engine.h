@@ -183,7 +183,8 @@ struct sp_sim {
 	struct sp_sim_lock *lk;
 	struct sp_sim_timer *timers;   /* ntimers * nth */
 	struct sp_sim_event *heap;
-	uint32_t nheap, heapcap;
+	uint32_t nheap;
+	size_t heapcap;
 	uint64_t seq, evseq;
 	/* policies */
 	bool proxy, migrate;

@@ -40,7 +40,8 @@ struct sp_sim_op {
 
 struct sp_sim_phase {
 	struct sp_sim_op *ops;
-	uint32_t nops, cap;
+	uint32_t nops;
+	size_t cap;
 	int64_t loop;
 };
 
@@ -54,7 +55,8 @@ struct sp_sim_task {
 	uint64_t delay_ns;
 	int64_t loop;       /* -1: for ever */
 	struct sp_sim_phase *phases;
-	uint32_t nphases, cap;
+	uint32_t nphases;
+	size_t cap;
 	bool explicit_phase;
 };
 
@@ -77,11 +79,14 @@ struct sp_sim_workload {
 	bool pi_enabled;    /* rt-app global pi_enabled: every mutex is PI */
 	bool waiter_boost;  /* sp_waiter_boost: a critical waiter applies its fast tracks */
 	struct sp_sim_task *tasks;
-	uint32_t ntasks, tcap;
+	uint32_t ntasks;
+	size_t tcap;
 	struct sp_sim_lockdef *locks;
-	uint32_t nlocks, lcap;
+	uint32_t nlocks;
+	size_t lcap;
 	struct sp_sim_timerdef *timers;
-	uint32_t ntimers, tmcap;
+	uint32_t ntimers;
+	size_t tmcap;
 };
 
 /* sp_sim_workload.c */

@@ -62,6 +62,7 @@
 #include <json-c/json.h>
 
 #include "sp_sim_internal.h"
+#include "sp_vec.h"
 
 struct sp_parse {
 	const char *file;
@@ -112,16 +113,15 @@ static void sp_join(char *dst, size_t cap, const char *a, const char *b)
 }
 
 /* ---- bare duplicate keys, which json-c folds into one ---- */
-struct sp_keys {
-	const char **k;
-	size_t *len;
-	int n, cap;
+struct sp_key {
+	const char *s;
+	size_t len;
 };
 
 static int sp_dup_scan(struct sp_parse *p, const char *text)
 {
 	enum { MAXD = 64 };
-	struct sp_keys lv[MAXD];
+	struct sp_vec lv[MAXD]; /* of struct sp_key: the keys met at each depth */
 	bool obj[MAXD], want_key[MAXD];
 	int d = -1, line = 1, rc = 0;
 
@@ -148,12 +148,12 @@ static int sp_dup_scan(struct sp_parse *p, const char *text)
 			if (!*c)
 				break;
 			if (d >= 0 && want_key[d]) {
-				struct sp_keys *k = &lv[d];
+				struct sp_key *keys = lv[d].data, *slot;
 				size_t len = (size_t)(c - s);
 
 				want_key[d] = false;
-				for (int i = 0; i < k->n; i++) {
-					if (k->len[i] == len && !memcmp(k->k[i], s, len)) {
+				for (size_t i = 0; i < lv[d].n; i++) {
+					if (keys[i].len == len && !memcmp(keys[i].s, s, len)) {
 						char key[80];
 
 						snprintf(key, sizeof(key), "line %d: \"%.*s\"", line,
@@ -165,29 +165,20 @@ static int sp_dup_scan(struct sp_parse *p, const char *text)
 						break;
 					}
 				}
-				if (k->n == k->cap) {
-					int cap = k->cap ? 2 * k->cap : 16;
-					const char **nk = realloc(k->k, sizeof(*nk) * (size_t)cap);
-					size_t *nl = nk ? realloc(k->len, sizeof(*nl) * (size_t)cap) : NULL;
-
-					if (nk)
-						k->k = nk;
-					if (!nk || !nl) {
-						rc = -ENOMEM;
-						break;
-					}
-					k->len = nl;
-					k->cap = cap;
+				if (rc)
+					break;
+				slot = sp_vec_push(&lv[d], sizeof(*slot));
+				if (!slot) {
+					rc = -ENOMEM;
+					break;
 				}
-				k->k[k->n] = s;
-				k->len[k->n++] = len;
+				slot->s = s;
+				slot->len = len;
 			}
 		}
 	}
-	for (int i = 0; i < MAXD; i++) {
-		free(lv[i].k);
-		free(lv[i].len);
-	}
+	for (int i = 0; i < MAXD; i++)
+		sp_vec_free(&lv[i]);
 	return rc;
 }
 

@@ -5,20 +5,18 @@
 #include <string.h>
 
 #include "sp_sim_internal.h"
+#include "sp_vec.h"
 
-static void *sp_grow(void *p, uint32_t *cap, uint32_t n, size_t size)
+/* @p (of *@cap elements) with room for element @n, the new room zeroed;
+ * NULL, with @p still valid, when memory runs out. */
+static void *sp_sim_grow(void *p, size_t *cap, uint32_t n, size_t size)
 {
-	uint32_t c = *cap ? *cap * 2 : 8;
-	void *q;
+	size_t was = *cap;
 
-	if (n < *cap)
-		return p;
-	q = realloc(p, (size_t)c * size);
-	if (q) {
-		memset((char *)q + (size_t)*cap * size, 0, (size_t)(c - *cap) * size);
-		*cap = c;
-	}
-	return q;
+	if (sp_grow(&p, cap, size, (size_t)n + 1, 8))
+		return NULL;
+	memset((char *)p + was * size, 0, (*cap - was) * size);
+	return p;
 }
 
 int sp_sim_workload_create(const char *name, struct sp_sim_workload **out)
@@ -112,7 +110,7 @@ int sp_sim_lock_add(struct sp_sim_workload *w, const char *name, enum sp_sim_loc
 		return -EINVAL;
 	if (sp_sim_lock_find(w, name) >= 0)
 		return -EEXIST;
-	l = sp_grow(w->locks, &w->lcap, w->nlocks, sizeof(*l));
+	l = sp_sim_grow(w->locks, &w->lcap, w->nlocks, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
 	w->locks = l;
@@ -130,7 +128,7 @@ int sp_sim_timer_ref(struct sp_sim_workload *w, const char *name, bool unique)
 	for (uint32_t i = 0; i < w->ntimers; i++)
 		if (!strcmp(w->timers[i].name, name) && w->timers[i].unique == unique)
 			return (int)i;
-	t = sp_grow(w->timers, &w->tmcap, w->ntimers, sizeof(*t));
+	t = sp_sim_grow(w->timers, &w->tmcap, w->ntimers, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	w->timers = t;
@@ -159,7 +157,7 @@ int sp_sim_task_add(struct sp_sim_workload *w, const char *name, enum sp_sim_sch
 		return -EINVAL;
 	if (sp_sim_task_find(w, name) >= 0)
 		return -EEXIST;
-	t = sp_grow(w->tasks, &w->tcap, w->ntasks, sizeof(*t));
+	t = sp_sim_grow(w->tasks, &w->tcap, w->ntasks, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	w->tasks = t;
@@ -221,7 +219,7 @@ int sp_sim_task_set_loop(struct sp_sim_workload *w, int task, int64_t loop)
 
 static int sp_phase_new(struct sp_sim_task *t, int64_t loop)
 {
-	struct sp_sim_phase *p = sp_grow(t->phases, &t->cap, t->nphases, sizeof(*p));
+	struct sp_sim_phase *p = sp_sim_grow(t->phases, &t->cap, t->nphases, sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
@@ -260,7 +258,7 @@ static int sp_op_add(struct sp_sim_workload *w, int task, const struct sp_sim_op
 	if (!t->nphases && (rc = sp_phase_new(t, 1)) < 0)
 		return rc;
 	p = &t->phases[t->nphases - 1];
-	o = sp_grow(p->ops, &p->cap, p->nops, sizeof(*o));
+	o = sp_sim_grow(p->ops, &p->cap, p->nops, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
 	p->ops = o;
