@@ -3,7 +3,7 @@
  * Actuator: carries out what the core wants for one tid.
  *
  * The core's fast_track/restore callbacks only queue the tid
- * (sp_kmod_worker.c); the worker thread then calls sp_act_reconcile(),
+ * (sp_kmod_host.c); the worker thread then calls sp_act_reconcile(),
  * which never trusts the order of those calls: it asks the core
  * (sp_task_boosted) what it wants now and makes the task match, so a
  * boost and its restore queued back to back cost nothing.
@@ -22,8 +22,9 @@
 #include <linux/string.h>
 #include <uapi/linux/sched/types.h>
 
-#include "sp_kmod.h"
 #include "sp_kmod_act.h"
+#include "sp_kmod_params.h"
+#include "sp_kmod_state.h"
 
 #define SP_MAX_BOOSTS 256u      /* tasks boosted at once */
 

@@ -5,7 +5,7 @@
  *   critical  write "TID" to mark a thread, "-TID" to unmark it. If TID is a
  *             process (thread-group leader), all of its current threads are
  *             (un)marked, and the threads it creates later are marked too
- *             until it is unmarked (the fork probe, sp_kmod_detect.c).
+ *             until it is unmarked (the fork probe, sp_kmod_mark.c).
  *             Read: one marked tid per line. Exited tids are dropped by the
  *             exit probe. A tid that does not exist: -ESRCH.
  *   stats     every counter of the core (include/superpass/stats.h, same
@@ -45,22 +45,21 @@
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
 
-#include "sp_kmod.h"
 #include "sp_kmod_act.h"
-#include "sp_kmod_detect.h"
+#include "sp_kmod_detect_tables.h"
+#include "sp_kmod_host.h"
+#include "sp_kmod_mark.h"
+#include "sp_kmod_params.h"
+#include "sp_kmod_probes.h"
 #include "sp_kmod_proc.h"
 #include "sp_kmod_readers.h"
+#include "sp_kmod_state.h"
 #include "sp_kmod_unlock.h"
 #include "sp_kmod_worker.h"
 
 #define SP_MARK_MAX 256u   /* threads (un)marked by one write */
 
 static struct proc_dir_entry *sp_proc_dir;
-
-/* Serialises (un)marking a tid from a write and from the fork probe, so
- * that the core's critical flag and sp_critical_map agree. Both callers
- * are in task context; the probe has preemption disabled. */
-static DEFINE_SPINLOCK(sp_mark_lock);
 
 /* What the reader of @file may see of global @tid (see the top): the
  * number in the reader's pid namespace, or 0. */
@@ -113,43 +112,10 @@ static ssize_t sp_proc_read_input(struct file *file, const char __user *ubuf,
 
 /* ---- critical ---- */
 
-int sp_mark_tid(pid_t tid, bool on)
-{
-	int ret;
-
-	spin_lock(&sp_mark_lock);
-	ret = sp_task_register(sp_core, tid);
-	if (ret < 0 && ret != -EEXIST)
-		goto out;
-	ret = sp_task_set_critical(sp_core, tid, on);
-	if (ret)
-		goto out;
-	if (on && !test_and_set_bit(tid, sp_critical_map))
-		atomic_inc(&sp_nr_critical);
-	else if (!on && test_and_clear_bit(tid, sp_critical_map))
-		atomic_dec(&sp_nr_critical);
-out:
-	spin_unlock(&sp_mark_lock);
-	return ret;
-}
-
-static int sp_mark(pid_t *tids, unsigned int n, bool on)
-{
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		ret = sp_mark_tid(tids[i], on);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 static ssize_t sp_critical_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *ppos)
 {
-	struct task_struct *t, *th;
+	struct task_struct *t;
 	char buf[32], *s;
 	pid_t *tids;
 	unsigned int n = 0;
@@ -174,29 +140,16 @@ static ssize_t sp_critical_write(struct file *file, const char __user *ubuf,
 		return -ENOMEM;
 	rcu_read_lock();
 	t = pid_task(find_vpid(nr), PIDTYPE_PID);
-	if (t && thread_group_leader(t) && sp_tid_ok(t->pid)) {
-		/* The process bit first, then the thread list: a thread
-		 * created meanwhile is either in the list or seen by the
-		 * fork probe, which runs after the thread joined the list
-		 * and reads the bit (sp_probe_fork; this barrier pairs
-		 * with the one there). */
-		if (on)
-			set_bit(t->pid, sp_marked_procs);
-		else
-			clear_bit(t->pid, sp_marked_procs);
-		smp_mb__after_atomic();
-		for_each_thread(t, th)
-			if (n < SP_MARK_MAX)
-				tids[n++] = th->pid;
-	} else if (t) {
+	if (t && thread_group_leader(t) && sp_tid_ok(t->pid))
+		n = sp_mark_threads_of(t, on, tids, SP_MARK_MAX);
+	else if (t)
 		tids[n++] = t->pid;
-	}
 	rcu_read_unlock();
 	if (!n) {
 		pr_warn("superpass: critical: no such thread %d\n", nr);
 		ret = -ESRCH;
 	} else {
-		ret = sp_mark(tids, n, on);
+		ret = sp_mark_tids(tids, n, on);
 		if (ret)
 			pr_warn("superpass: critical: cannot %smark %d (%zd)\n",
 				on ? "" : "un", nr, ret);
@@ -254,8 +207,10 @@ static int sp_stats_show(struct seq_file *m, void *v)
 {
 	struct sp_long_blocking longs[SP_DET_LONGS];
 	unsigned int i, nr_longs;
+	struct sp_host_queue_stats q;
 	struct sp_worker_stats w;
 	struct sp_detect_stats d;
+	struct sp_probe_stats p;
 	struct sp_act_stats a;
 	struct sp_stats s;
 	struct sp_hist *h;
@@ -268,8 +223,10 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	sp_core_stats(sp_core, &s);
 	sp_core_blocking_hist(sp_core, h);
 	sp_detect_get_stats(&d);
+	sp_probes_get_stats(&p);
 	sp_act_get_stats(&a);
 	sp_worker_get_stats(&w);
+	sp_host_get_queue_stats(&q);
 
 	sp_stats_core(m, &s);
 	seq_printf(m, "blocking_p50_ns %llu\n", sp_hist_quantile(h, 50, 100));
@@ -286,14 +243,14 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "detect_reader_events %llu\n", d.reader_events);
 	seq_printf(m, "detect_reader_hints %llu\n", d.reader_hints);
 	seq_printf(m, "detect_hidden_readers %llu\n", d.hidden_readers);
-	seq_printf(m, "detect_exits %llu\n", d.exits);
+	seq_printf(m, "detect_exits %llu\n", p.exits);
 	seq_printf(m, "detect_unlocks %llu\n", d.unlocks);
 	seq_printf(m, "detect_unlock_hints %llu\n", d.unlock_hints);
 	seq_printf(m, "detect_unlock_busy %llu\n", d.unlock_busy);
 	seq_printf(m, "unlock_hook %d\n", sp_unlock_registered());
 	seq_printf(m, "unlock_hook_misses %llu\n", sp_unlock_missed());
-	seq_printf(m, "detect_fork_marks %llu\n", d.fork_marks);
-	seq_printf(m, "detect_fork_mark_errors %llu\n", d.fork_mark_errors);
+	seq_printf(m, "detect_fork_marks %llu\n", p.fork_marks);
+	seq_printf(m, "detect_fork_mark_errors %llu\n", p.fork_mark_errors);
 	sp_readers_state(&armed, &arms);
 	seq_printf(m, "reader_hooks_armed %d\n", sp_param_readers && armed);
 	seq_printf(m, "reader_hook_arms %llu\n", arms);
@@ -307,9 +264,9 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "worker_ticks %llu\n", w.ticks);
 	seq_printf(m, "worker_wakeups %llu\n", w.wakeups);
 	seq_printf(m, "worker_reclaimed %llu\n", w.reclaimed);
-	seq_printf(m, "queue_pushes %llu\n", w.queue_pushes);
-	seq_printf(m, "queue_dups %llu\n", w.queue_dups);
-	seq_printf(m, "queue_overflows %llu\n", w.queue_overflows);
+	seq_printf(m, "queue_pushes %llu\n", q.pushes);
+	seq_printf(m, "queue_dups %llu\n", q.dups);
+	seq_printf(m, "queue_overflows %llu\n", q.overflows);
 	sp_detect_get_longs(longs, &nr_longs);
 	for (i = 0; i < nr_longs; i++) {
 		seq_puts(m, "long_blocking tid ");
@@ -388,7 +345,7 @@ static ssize_t sp_config_write(struct file *file, const char __user *ubuf,
 			return -EINVAL;
 		}
 		WRITE_ONCE(sp_readers_on, val);
-		sp_worker_kick();  /* it arms or disarms the hooks */
+		sp_host_kick();  /* the worker arms or disarms the hooks */
 	} else if (!strcmp(key, "depth") || !strcmp(key, "readers_k") ||
 		   !strcmp(key, "budget_ms") || !strcmp(key, "throttle_permille")) {
 		pr_warn("superpass: config: %s sizes the core and is fixed at load time (insmod superpass.ko %s=N)\n",

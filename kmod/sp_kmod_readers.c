@@ -27,9 +27,10 @@
  * watched (sp_worker_readers_sync; a write that marks a thread arms them
  * before it returns, since arming takes long and a handoff it misses is a
  * long wait); the detector forgets locks no critical task contended on
- * for a few seconds. A system with no marked thread pays nothing here. The detector takes hook events only while it knows the hooks are
- * armed (sp_detect_watched is false otherwise), so that an acquire it
- * records always has its release reported.
+ * for a few seconds. A system with no marked thread pays nothing here.
+ * The detector takes hook events only while it knows the hooks are armed
+ * (sp_detect_watched is false otherwise), so that an acquire it records
+ * always has its release reported.
  *
  * Every hook runs at a function's entry (a kretprobe's entry handler
  * too), where regs_get_kernel_argument(regs, 0) is the lock on x86-64 and
@@ -39,7 +40,7 @@
 #include <linux/mutex.h>
 #include <linux/ptrace.h>
 
-#include "sp_kmod_detect.h"
+#include "sp_kmod_detect_hooks.h"
 #include "sp_kmod_readers.h"
 
 struct sp_rd_data {

@@ -20,7 +20,7 @@
 
 #include <superpass/rec_host.h>
 
-#include "sp_kmod.h"
+#include "sp_kmod_selftest.h"
 
 #define SP_ST_TIDS 16
 

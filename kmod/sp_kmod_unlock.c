@@ -23,7 +23,7 @@
 #include <linux/ptrace.h>
 #include <linux/string.h>
 
-#include "sp_kmod_detect.h"
+#include "sp_kmod_detect_hooks.h"
 #include "sp_kmod_unlock.h"
 
 static int sp_unlock_pre(struct kprobe *p, struct pt_regs *regs)

@@ -2,7 +2,7 @@
 /*
  * Mutex release hook: a kprobe on __mutex_unlock_slowpath, which a mutex
  * release takes only when the lock has waiters, telling the detector that
- * a watched mutex changes hands now (sp_detect_mutex_unlock).
+ * a watched mutex changes hands now (sp_detect_release).
  */
 #ifndef SP_KMOD_UNLOCK_H
 #define SP_KMOD_UNLOCK_H

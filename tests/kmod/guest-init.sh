@@ -112,8 +112,8 @@ if insmod /sp_probe_cost.ko; then ok=1; else ok=0; fi
 check pcost_insmod $ok ""
 pcost base
 insmod /superpass.ko selftest=0
-# The first runs after a load were slower (0.1-0.2 s more of 0.1 s here):
-# the kprobe optimiser patches the probes in after the load. Let it.
+# The kprobe optimiser patches the probes in after the load, which slows
+# the first runs: let it finish first.
 sleep 1
 pcost idle
 for t in $(sed -n 's/^tids //p' /proc/sp_probe_cost); do echo $t > /proc/superpass/critical; done
@@ -183,10 +183,9 @@ if echo "reader_tracking 1" > /proc/superpass/config 2>/dev/null; then ok=0; els
 check config_readers_need_hooks $ok ""
 # A pid marks all of its threads; -pid unmarks them. The marked set must
 # be the process's threads. The workload may still be starting threads
-# when it is marked (under TCG, with the other kernel's boot beside this
-# one, 1 s was once not enough: 6 threads listed, 8 marked, the 2 newer
-# ones by the fork hook): so compare the sets, taken with the task list
-# read before and after the marked list and unchanged, up to 5 times.
+# when it is marked (a slow guest; the newer ones are marked by the fork
+# hook): so compare the sets, taken with the task list read before and
+# after the marked list and unchanged, up to 5 times.
 /spw --scenario inode --seconds 60 >/dev/null &
 spw_pid=$!
 sleep 1

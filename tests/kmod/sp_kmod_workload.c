@@ -19,8 +19,8 @@
  *          can be preempted inside the lock even with Debian's voluntary
  *          preemption. (Readers of /proc/PID/maps take mmap_read_lock too,
  *          but seq_file's show loop has no preemption point: under
- *          PREEMPT_VOLUNTARY they are never preempted holding it, and a
- *          QEMU run of that scenario on 6.12 saw no contention at all.)
+ *          PREEMPT_VOLUNTARY they are never preempted holding it, so they
+ *          make no inversion.)
  *   fpos   like inode, but with lseek()+write() on one shared file
  *          description: each call takes the file's f_pos_lock, a struct
  *          mutex, for its whole length (then the inode's i_rwsem).
