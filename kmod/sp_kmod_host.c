@@ -78,7 +78,7 @@ static int sp_host_restore(void *ctx, sp_tid_t tid)
 	return sp_host_queue(tid);
 }
 
-const struct sp_host_ops sp_host_ops = {
+const struct sp_host_ops sp_kmod_host_ops = {
 	.now_ns = sp_host_now,
 	.fast_track = sp_host_fast_track,
 	.restore = sp_host_restore,

@@ -14,7 +14,7 @@
 #include <superpass/core.h>
 
 /* now_ns, fast_track, restore. */
-extern const struct sp_host_ops sp_host_ops;
+extern const struct sp_host_ops sp_kmod_host_ops;
 
 struct sp_host_queue_stats {
 	u64 pushes;      /* tids the core's callbacks queued */

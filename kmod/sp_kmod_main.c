@@ -55,7 +55,7 @@ static int sp_make_core(void)
 			sp_param_throttle_permille);
 		return ret;
 	}
-	return sp_core_create(&cfg, &sp_host_ops, NULL, &sp_core);
+	return sp_core_create(&cfg, &sp_kmod_host_ops, NULL, &sp_core);
 }
 
 static int __init sp_init(void)
