@@ -334,21 +334,22 @@ struct sp_trace_counts {
 };
 void sp_trace_analysis_counts(const struct sp_trace_analysis *a, struct sp_trace_counts *out);
 
-/* ---- reports (sp_trace_report.c) ---- */
+/* ---- reports (sp_trace_report.c): each writes to @f, which the caller
+ * opens and closes, and returns 0, -EIO on a write error or -ENOMEM ---- */
 /* Human summary: per selected thread, its locks, its blockers and the
  * @worst longest episodes with their breakdown. */
 void sp_trace_print_summary(FILE *f, const struct sp_trace_analysis *a, unsigned worst);
 /* JSON, schema "superpass-analyze/1" (the README has it): per selected
  * thread its figures, blockers, locks and @worst longest episodes; @d
- * (optional) adds what the reader skipped. "-" writes to stdout. */
+ * (optional) adds what the reader skipped. */
 int sp_trace_write_json(const struct sp_trace_analysis *a, const struct sp_trace_diag *d,
-			const char *path, unsigned worst);
+			FILE *f, unsigned worst);
 /* Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing): episodes as
  * slices on the waiters' tracks, blocker segments on the blockers', and a
  * flow from each blocker's wakeup to the waiter. */
-int sp_trace_write_chrome(const struct sp_trace_analysis *a, const char *path);
+int sp_trace_write_chrome(const struct sp_trace_analysis *a, FILE *f);
 /* SVG: the blocking CDF of each selected thread and its blockers' split. */
-int sp_trace_write_svg(const struct sp_trace_analysis *a, const char *path);
+int sp_trace_write_svg(const struct sp_trace_analysis *a, FILE *f);
 
 #ifdef __cplusplus
 }

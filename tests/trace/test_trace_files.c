@@ -168,11 +168,14 @@ static void test_json_chrome_svg(void **state)
 	int64_t n;
 	struct sp_trace_analysis *a = analyse(path, &d, &n);
 	json_object *root, *threads, *t, *bl, *v;
+	FILE *out;
 	int64_t prev = INT64_MAX;
 	double share;
 
 	(void)state;
-	assert_int_equal(sp_trace_write_json(a, &d, js, 3), 0);
+	out = open_w(js);
+	assert_int_equal(sp_trace_write_json(a, &d, out, 3), 0);
+	assert_int_equal(fclose(out), 0);
 	root = json_object_from_file(js);
 	assert_non_null(root);
 	assert_true(json_object_object_get_ex(root, "threads", &threads));
@@ -204,13 +207,17 @@ static void test_json_chrome_svg(void **state)
 		prev = json_object_get_int64(v);
 	}
 	json_object_put(root);
-	assert_int_equal(sp_trace_write_chrome(a, ch), 0);
+	out = open_w(ch);
+	assert_int_equal(sp_trace_write_chrome(a, out), 0);
+	assert_int_equal(fclose(out), 0);
 	root = json_object_from_file(ch);
 	assert_non_null(root);
 	assert_true(json_object_object_get_ex(root, "traceEvents", &v));
 	assert_true(json_object_array_length(v) > 10);
 	json_object_put(root);
-	assert_int_equal(sp_trace_write_svg(a, svg), 0);
+	out = open_w(svg);
+	assert_int_equal(sp_trace_write_svg(a, out), 0);
+	assert_int_equal(fclose(out), 0);
 	assert_int_equal(access(svg, R_OK), 0);
 	unlink(js);
 	unlink(ch);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "sp_cli_output.h"
 #include "sp_results_table.h"
 
 #define SP_BENCH_UNBOUNDED_K 64u /* the core's maximum: every reader tracked */
@@ -336,7 +337,7 @@ static void json_stats(FILE *f, const struct bench_result *r)
 int bench_write_json(const char *path, const struct bench_opts *o, const struct bench_result *rs,
 		     int n)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = sp_cli_output_open(path);
 
 	if (!f)
 		return -1;
@@ -376,5 +377,5 @@ int bench_write_json(const char *path, const struct bench_opts *o, const struct 
 		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
-	return fclose(f) == 0 ? 0 : -1;
+	return sp_cli_output_close(f) == 0 ? 0 : -1;
 }

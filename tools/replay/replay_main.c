@@ -13,6 +13,7 @@
 #include <superpass/replay.h>
 
 #include "replay.h"
+#include "sp_cli_output.h"
 #include "sp_cli_parse.h"
 
 /*
@@ -129,10 +130,16 @@ static const char *inside(uint64_t v, uint64_t lo, uint64_t hi)
 
 static int write_text(const char *path, const char *text)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = sp_cli_output_open(path);
+	int rc;
 
-	if (!f || fputs(text, f) < 0 || fclose(f)) {
+	if (!f) {
 		fprintf(stderr, "superpass replay: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	rc = fputs(text, f) < 0 ? -EIO : 0;
+	if (sp_cli_output_close(f) || rc) {
+		fprintf(stderr, "superpass replay: cannot write %s\n", path);
 		return -1;
 	}
 	return 0;
@@ -293,7 +300,7 @@ int replay_main(int argc, char **argv)
 	}
 	if (wl && write_text(wl, sp_replay_json(r)))
 		status = 1;
-	if (events && !(evf = fopen(events, "w"))) {
+	if (events && !(evf = sp_cli_output_open(events))) {
 		fprintf(stderr, "superpass replay: cannot write %s: %s\n", events, strerror(errno));
 		status = 1;
 		goto out;
@@ -332,7 +339,7 @@ int replay_main(int argc, char **argv)
 						    sp_sim_policy_name(so.policy))) {
 					fprintf(stderr, "superpass replay: cannot write %s\n", events);
 					status = 1;
-					fclose(evf);
+					sp_cli_output_close(evf);
 					evf = NULL;
 				}
 			}
@@ -428,24 +435,24 @@ int replay_main(int argc, char **argv)
 	}
 	if (json) {
 		struct sp_replay_figures tf;
-		FILE *f = fopen(json, "w");
+		FILE *f = sp_cli_output_open(json);
 
 		sp_replay_trace_figures(r, &tf);
-		if (!f || rp_write_json(f, rs, sets, nr, seed, &tf) || fclose(f)) {
+		if (!f || rp_write_json(f, rs, sets, nr, seed, &tf) | sp_cli_output_close(f)) {
 			fprintf(stderr, "superpass replay: cannot write %s\n", json);
 			status = 1;
 		}
 	}
 	if (svg) {
-		FILE *f = fopen(svg, "w");
+		FILE *f = sp_cli_output_open(svg);
 
-		if (!f || sp_sim_write_svg(f, rs, nr, path) || fclose(f)) {
+		if (!f || sp_sim_write_svg(f, rs, nr, path) | sp_cli_output_close(f)) {
 			fprintf(stderr, "superpass replay: cannot write %s\n", svg);
 			status = 1;
 		}
 	}
 out:
-	if (evf && fclose(evf)) {
+	if (evf && sp_cli_output_close(evf)) {
 		fprintf(stderr, "superpass replay: cannot write %s\n", events);
 		status = 1;
 	}

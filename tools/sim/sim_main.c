@@ -15,6 +15,7 @@
 #include <superpass/sim.h>
 
 #include "sim.h"
+#include "sp_cli_output.h"
 #include "sp_cli_parse.h"
 #include "sp_vec.h"
 
@@ -309,7 +310,7 @@ static void sim_free_batch(struct sim_batch *b)
 
 static int sim_write(const char *path, const char *what, int (*fn)(FILE *, void *), void *arg)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = sp_cli_output_open(path);
 	int rc;
 
 	if (!f) {
@@ -317,7 +318,7 @@ static int sim_write(const char *path, const char *what, int (*fn)(FILE *, void 
 		return -1;
 	}
 	rc = fn(f, arg);
-	if (fclose(f) || rc) {
+	if (sp_cli_output_close(f) || rc) {
 		fprintf(stderr, "superpass sim: cannot write %s %s\n", what, path);
 		return -1;
 	}

@@ -9,6 +9,7 @@
 
 #include <superpass/trace.h>
 
+#include "sp_cli_output.h"
 #include "sp_cli_parse.h"
 #include "trace_cli.h"
 
@@ -78,13 +79,8 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t max, uint64_t *out, co
 	return 0;
 }
 
-static int write_csv(const struct sp_trace_analysis *a, const char *path)
+static int write_csv(const struct sp_trace_analysis *a, FILE *f)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	int rc = 0;
-
-	if (!f)
-		return -errno;
 	fprintf(f, "tid,comm,start_ns,duration_ns,kind,lock,blockers,lost\n");
 	for (size_t i = 0; i < sp_trace_nr_episodes(a); i++) {
 		const struct sp_trace_episode *e = sp_trace_episode_get(a, i);
@@ -98,11 +94,32 @@ static int write_csv(const struct sp_trace_analysis *a, const char *path)
 				(unsigned long long)(e->segments[s].end_ns - e->segments[s].start_ns));
 		fprintf(f, ",%d\n", e->lost);
 	}
-	if (ferror(f))
-		rc = -EIO;
-	if (f != stdout && fclose(f))
-		rc = -EIO;
-	return rc;
+	return ferror(f) ? -EIO : 0;
+}
+
+/* @path ("-": stdout) for writing, or NULL after saying why. */
+static FILE *out_open(const char *path)
+{
+	FILE *f = sp_cli_output_open(path);
+
+	if (!f)
+		fprintf(stderr, "superpass analyze: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+/* Closes @f, which the writer returned @c for: 0, or 1 after naming what
+ * failed. */
+static int out_done(const char *path, FILE *f, int c)
+{
+	int cc = sp_cli_output_close(f);
+
+	if (c >= 0)
+		c = cc;
+	if (c < 0) {
+		fprintf(stderr, "superpass analyze: %s: %s\n", path, strerror(-c));
+		return 1;
+	}
+	return 0;
 }
 
 int trace_analyze_main(int argc, char **argv)
@@ -131,6 +148,7 @@ int trace_analyze_main(int argc, char **argv)
 	struct sp_trace_opts o;
 	struct sp_trace_analysis *a = NULL;
 	struct sp_trace_diag d;
+	FILE *f;
 	uint64_t v, worst = 5;
 	bool quiet = false;
 	int64_t n;
@@ -232,22 +250,14 @@ int trace_analyze_main(int argc, char **argv)
 		       (unsigned long long)d.events);
 		sp_trace_print_summary(stdout, a, (unsigned)worst);
 	}
-	if (json && (c = sp_trace_write_json(a, &d, json, (unsigned)worst)) < 0) {
-		fprintf(stderr, "superpass analyze: %s: %s\n", json, strerror(-c));
-		rc = 1;
-	}
-	if (chrome && (c = sp_trace_write_chrome(a, chrome)) < 0) {
-		fprintf(stderr, "superpass analyze: %s: %s\n", chrome, strerror(-c));
-		rc = 1;
-	}
-	if (svg && (c = sp_trace_write_svg(a, svg)) < 0) {
-		fprintf(stderr, "superpass analyze: %s: %s\n", svg, strerror(-c));
-		rc = 1;
-	}
-	if (csv && (c = write_csv(a, csv)) < 0) {
-		fprintf(stderr, "superpass analyze: %s: %s\n", csv, strerror(-c));
-		rc = 1;
-	}
+	if (json)
+		rc |= (f = out_open(json)) ? out_done(json, f, sp_trace_write_json(a, &d, f, (unsigned)worst)) : 1;
+	if (chrome)
+		rc |= (f = out_open(chrome)) ? out_done(chrome, f, sp_trace_write_chrome(a, f)) : 1;
+	if (svg)
+		rc |= (f = out_open(svg)) ? out_done(svg, f, sp_trace_write_svg(a, f)) : 1;
+	if (csv)
+		rc |= (f = out_open(csv)) ? out_done(csv, f, write_csv(a, f)) : 1;
 out:
 	sp_trace_analysis_destroy(a);
 	sp_cli_str_list_free(&comms);

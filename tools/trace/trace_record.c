@@ -26,6 +26,7 @@
 #include <tracefs.h>
 
 #include "host_steal.h"
+#include "sp_cli_output.h"
 #include "sp_cli_parse.h"
 #include "trace_cli.h"
 
@@ -278,7 +279,7 @@ int trace_record_main(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
-	out = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
+	out = sp_cli_output_open(out_path);
 	if (!out) {
 		fprintf(stderr, "superpass record: %s: %s\n", out_path, strerror(errno));
 		goto out;
@@ -376,8 +377,8 @@ int trace_record_main(int argc, char **argv)
 			out_path);
 	}
 out:
-	if (out && out != stdout && fclose(out) && !rc) {
-		fprintf(stderr, "superpass record: writing %s: %s\n", out_path, strerror(errno));
+	if (out && (c = sp_cli_output_close(out)) < 0 && !rc) {
+		fprintf(stderr, "superpass record: writing %s: %s\n", out_path, strerror(-c));
 		rc = 1;
 	}
 	free(buf);

@@ -261,7 +261,7 @@ static json_object *jthread(const struct sp_trace_analysis *a, uint32_t id)
 }
 
 int sp_trace_write_json(const struct sp_trace_analysis *a, const struct sp_trace_diag *d,
-			const char *path, unsigned worst)
+			FILE *f, unsigned worst)
 {
 	json_object *root = json_object_new_object(), *threads = json_object_new_array(), *tr;
 	struct sp_trace_counts c;
@@ -405,16 +405,9 @@ int sp_trace_write_json(const struct sp_trace_analysis *a, const struct sp_trace
 	{
 		const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								     JSON_C_TO_STRING_NOSLASHESCAPE);
-		FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 
-		if (!f) {
-			rc = -errno;
-		} else {
-			if (fputs(s, f) < 0 || fputc('\n', f) < 0)
-				rc = -EIO;
-			if (f != stdout && fclose(f))
-				rc = -EIO;
-		}
+		if (fputs(s, f) < 0 || fputc('\n', f) < 0)
+			rc = -EIO;
 	}
 	json_object_put(root);
 	return rc;
@@ -442,21 +435,16 @@ static double us(uint64_t ns)
 	return (double)ns / 1e3;
 }
 
-int sp_trace_write_chrome(const struct sp_trace_analysis *a, const char *path)
+int sp_trace_write_chrome(const struct sp_trace_analysis *a, FILE *f)
 {
-	FILE *f = fopen(path, "w");
 	size_t ne = sp_trace_nr_episodes(a), nt = sp_trace_nr_threads(a);
 	bool *named;
 	uint64_t flow = 0;
 	int rc = 0;
 
-	if (!f)
-		return -errno;
 	named = calloc(nt ? nt : 1, sizeof(*named));
-	if (!named) {
-		fclose(f);
+	if (!named)
 		return -ENOMEM;
-	}
 	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"superpass analyze\"}}");
 	for (size_t i = 0; i < ne; i++) {
@@ -511,8 +499,6 @@ int sp_trace_write_chrome(const struct sp_trace_analysis *a, const char *path)
 	free(named);
 	if (ferror(f))
 		rc = -EIO;
-	if (fclose(f))
-		rc = -EIO;
 	return rc;
 }
 
@@ -530,17 +516,14 @@ static void xml(FILE *f, const char *s)
 	}
 }
 
-int sp_trace_write_svg(const struct sp_trace_analysis *a, const char *path)
+int sp_trace_write_svg(const struct sp_trace_analysis *a, FILE *f)
 {
 	static const char *const color[SP_TST_NR] = { "#cccccc", "#2e7d32", "#c62828", "#9e9e9e",
 						      "#ef6c00" };
 	size_t nr = sp_trace_nr_results(a), shown = nr < 6 ? nr : 6;
 	const int W = 960, H = 320, top = 40;
-	FILE *f = fopen(path, "w");
 	int rc = 0;
 
-	if (!f)
-		return -errno;
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "font-family=\"sans-serif\" font-size=\"12\">\n",
 		W, (int)(top + (shown ? shown : 1) * H));
@@ -644,8 +627,6 @@ int sp_trace_write_svg(const struct sp_trace_analysis *a, const char *path)
 	}
 	fprintf(f, "</svg>\n");
 	if (ferror(f))
-		rc = -EIO;
-	if (fclose(f))
 		rc = -EIO;
 	return rc;
 }

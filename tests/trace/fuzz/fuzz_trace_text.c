@@ -76,11 +76,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (out) {
 		sp_trace_print_summary(out, a, 3);
 		sp_trace_diag_print(out, "fuzz", &d);
+		sp_trace_write_json(a, &d, out, 3);
+		sp_trace_write_chrome(a, out);
+		sp_trace_write_svg(a, out);
 		fclose(out);
 	}
-	sp_trace_write_json(a, &d, "/dev/null", 3);
-	sp_trace_write_chrome(a, "/dev/null");
-	sp_trace_write_svg(a, "/dev/null");
 	sp_trace_analysis_destroy(a);
 	return 0;
 }

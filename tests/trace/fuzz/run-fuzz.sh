@@ -16,7 +16,7 @@ out=${TMPDIR:-/tmp}/superpass-fuzz
 mkdir -p "$out/corpus"
 tar -xzf "$here/corpus-min.tar.gz" -C "$out/corpus"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-I "$root/include" -I "$root/lib/os" -I "$root/lib/core" -I "$root/lib/analysis" \
+	-I "$root/include" -I "$root/lib/os" -I "$root/lib/core" -I "$root/lib/util" \
 	-I "$root/lib/analysis/trace" -I "$here/../helpers" \
 	"$here/fuzz_trace_text.c" "$root"/lib/analysis/trace/sp_trace_*.c "$root/lib/core/sp_hist.c" \
 	$(pkg-config --cflags --libs libtracecmd json-c zlib) -pthread -lm -o "$out/fuzz_trace_text"

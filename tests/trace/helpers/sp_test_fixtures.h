@@ -32,4 +32,13 @@ static inline char *tmp_path(const char *name)
 	return p;
 }
 
+/* @path opened for writing; the test fails if it cannot be. */
+static inline FILE *open_w(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	return f;
+}
+
 #endif /* SP_TEST_FIXTURES_H */
