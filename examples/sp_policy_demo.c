@@ -50,7 +50,7 @@ int main(void)
 
 	sp_config_default(&cfg);
 	cfg.readers_per_lock = 2;
-	rc = sp_rec_host_init(&host, SP_REC_QUEUED, 1024, &cfg);
+	rc = sp_rec_host_create(&host, SP_REC_QUEUED, 1024, &cfg);
 	if (rc < 0 || !hist) {
 		fprintf(stderr, "sp_policy_demo: cannot create the core: %s\n",
 			strerror(rc < 0 ? -rc : ENOMEM));
@@ -106,7 +106,7 @@ int main(void)
 	       (unsigned long long)st.reader_overflows, (unsigned long long)st.boosted_now);
 	printf("UI blocking: P50 %.1f ms, max %.1f ms\n",
 	       (double)sp_hist_quantile(hist, 50, 100) / MS, (double)hist->max / MS);
-	sp_rec_host_fini(&host);
+	sp_rec_host_destroy(&host);
 	free(hist);
 	return 0;
 }

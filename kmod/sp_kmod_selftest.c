@@ -164,12 +164,12 @@ int sp_selftest_run(void)
 	cfg.max_grants = 16;
 	cfg.readers_per_lock = 2;
 	cfg.max_depth = 4;
-	ret = sp_rec_host_init(h, SP_REC_QUEUED, SP_ST_TIDS, &cfg);
+	ret = sp_rec_host_create(h, SP_REC_QUEUED, SP_ST_TIDS, &cfg);
 	if (ret)
-		pr_err("superpass: self-test: sp_rec_host_init returned %d\n", ret);
+		pr_err("superpass: self-test: sp_rec_host_create returned %d\n", ret);
 	else
 		ret = sp_st_run(h);
-	sp_rec_host_fini(h);
+	sp_rec_host_destroy(h);
 	kfree(h);
 	return ret;
 }

@@ -59,10 +59,10 @@ struct sp_rec_host {
 
 /* Sets @h up and creates its core with @cfg (NULL: defaults). 0, -EINVAL,
  * -ENOMEM, or what sp_core_create returns. */
-int sp_rec_host_init(struct sp_rec_host *h, enum sp_rec_model model, uint32_t max_tid,
+int sp_rec_host_create(struct sp_rec_host *h, enum sp_rec_model model, uint32_t max_tid,
 		     const struct sp_config *cfg);
 /* Destroys the core (which restores everything) and frees. */
-void sp_rec_host_fini(struct sp_rec_host *h);
+void sp_rec_host_destroy(struct sp_rec_host *h);
 /* QUEUED: brings the recorded state in line with the core; returns the
  * changes made. DIRECT: 0. Call from one thread at a time. */
 uint32_t sp_rec_host_run(struct sp_rec_host *h);

@@ -152,7 +152,7 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
  * -ENODATA, with "FILE: what" in @err. */
 int sp_replay_build(const char *path, const struct sp_replay_opts *o, struct sp_replay **out,
 		    struct sp_trace_diag *d, char *err, size_t errcap);
-void sp_replay_free(struct sp_replay *r);
+void sp_replay_destroy(struct sp_replay *r);
 
 /* After finish: the workload as rt-app JSON (what --workload writes), the
  * workload itself (parsed from that text: the file and the replay agree),

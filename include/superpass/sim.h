@@ -123,7 +123,7 @@ struct sp_sim_workload;
 /* An empty workload named @name (the scenario column of the table).
  * 0, -EINVAL, -ENOMEM. */
 int sp_sim_workload_create(const char *name, struct sp_sim_workload **out);
-void sp_sim_workload_free(struct sp_sim_workload *w);
+void sp_sim_workload_destroy(struct sp_sim_workload *w);
 const char *sp_sim_workload_name(const struct sp_sim_workload *w);
 /* CPUs the file asks for (0: not said) and its duration (0: not said). */
 uint32_t sp_sim_workload_cpus(const struct sp_sim_workload *w);
@@ -311,16 +311,16 @@ struct sp_sim_result {
 	uint64_t stalled;         /* threads stopped for looping without using time */
 	struct sp_stats core;     /* superpass: the core's statistics at the end */
 	uint32_t nthreads;
-	struct sp_sim_thread_stats *threads; /* nthreads entries; sp_sim_result_free */
+	struct sp_sim_thread_stats *threads; /* nthreads entries; sp_sim_result_destroy */
 };
 
 void sp_sim_opts_default(struct sp_sim_opts *o);
 /* Runs @w once under @o. 0, or -EINVAL (bad options: a --critical name
  * that matches no task, cpus above 64, ...), -ENOMEM. @r must be freed
- * with sp_sim_result_free. */
+ * with sp_sim_result_destroy. */
 int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	       struct sp_sim_result *r);
-void sp_sim_result_free(struct sp_sim_result *r);
+void sp_sim_result_destroy(struct sp_sim_result *r);
 
 /* ---- reports, in the shape of `superpass bench` ---- */
 /* The table header for @w's runs, a row (@none: the `none` run to compare

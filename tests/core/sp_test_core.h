@@ -29,7 +29,7 @@ static enum sp_rec_model sp_test_model __attribute__((unused)) = SP_REC_DIRECT;
 static inline void sp_test_end(struct sp_rec_host *h)
 {
 	if (h->boosted)
-		sp_rec_host_fini(h);
+		sp_rec_host_destroy(h);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -38,7 +38,7 @@ static inline void sp_test_end(struct sp_rec_host *h)
 static inline struct sp_core *sp_test_core(struct sp_rec_host *h, const struct sp_config *cfg)
 {
 	sp_test_end(h);
-	assert_int_equal(sp_rec_host_init(h, sp_test_model, SP_TEST_MAX_TIDS, cfg), 0);
+	assert_int_equal(sp_rec_host_create(h, sp_test_model, SP_TEST_MAX_TIDS, cfg), 0);
 	assert_non_null(h->core);
 	return h->core;
 }

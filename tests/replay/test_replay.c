@@ -108,12 +108,12 @@ static void check_fixture(const char *name)
 			 (unsigned long long)nf.blockings, (unsigned long long)nf.p999,
 			 (unsigned long long)tf.blockings, (unsigned long long)tf.p999);
 	assert_int_equal(nf.janky, tf.janky);
-	sp_sim_result_free(&res);
+	sp_sim_result_destroy(&res);
 	/* The JSON is what the simulator reads back, name for name. */
 	assert_int_equal(sp_sim_workload_parse(sp_replay_json(r), "again", &again, err,
 					       sizeof(err)), 0);
-	sp_sim_workload_free(again);
-	sp_replay_free(r);
+	sp_sim_workload_destroy(again);
+	sp_replay_destroy(r);
 	free(path);
 }
 
@@ -161,10 +161,10 @@ static void test_workload_file(void **state)
 	assert_int_equal(a.blockings, b.blockings);
 	assert_int_equal(a.p999, b.p999);
 	assert_int_equal(a.events, b.events);
-	sp_sim_result_free(&a);
-	sp_sim_result_free(&b);
-	sp_sim_workload_free(w);
-	sp_replay_free(r);
+	sp_sim_result_destroy(&a);
+	sp_sim_result_destroy(&b);
+	sp_sim_workload_destroy(w);
+	sp_replay_destroy(r);
 	unlink(out);
 	free(out);
 	free(path);
@@ -289,7 +289,7 @@ static struct sp_replay *handmade(uint32_t cpus, bool truncate)
 		assert_int_equal(c.open_waits, 1);
 		assert_int_equal(f.blockings, 0);
 		assert_non_null(sp_replay_workload(r));
-		sp_replay_free(r);
+		sp_replay_destroy(r);
 		return NULL;
 	}
 	sw(r, 10 * MS + 102000, 100, 139, SP_TRS_RUNNABLE, 200, 110);
@@ -329,11 +329,11 @@ static void test_dependency_not_gap(void **state)
 	assert_true(two.max > 0);
 	/* SuperPass fast-tracks H on one CPU: shorter than none. */
 	assert_true(sp.max < one.max / 2);
-	sp_sim_result_free(&one);
-	sp_sim_result_free(&two);
-	sp_sim_result_free(&sp);
-	sp_replay_free(r1);
-	sp_replay_free(r2);
+	sp_sim_result_destroy(&one);
+	sp_sim_result_destroy(&two);
+	sp_sim_result_destroy(&sp);
+	sp_replay_destroy(r1);
+	sp_replay_destroy(r2);
 }
 
 static void test_truncated_wait(void **state)
@@ -396,7 +396,7 @@ static void test_kernel_locks(void **state)
 	 * fast track, not the waiter (the runtime's sp_waiter_boost) */
 	assert_non_null(strstr(j, "\"sp_waiter_boost\": false"));
 	assert_true(sp_sim_workload_has_rw(sp_replay_workload(r)));
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 /* The replay's scheduler model ("linux"): a nice-19 thread that sleeps
@@ -426,8 +426,8 @@ static void test_sched_model(void **state)
 		for (uint32_t i = 0; i < res.nthreads; i++)
 			if (!strcmp(res.threads[i].name, "bg"))
 				bg[m] = res.threads[i].cpu_ns;
-		sp_sim_result_free(&res);
-		sp_sim_workload_free(w);
+		sp_sim_result_destroy(&res);
+		sp_sim_workload_destroy(w);
 	}
 	/* 5 s: linux within 0.5-1 % of the CPU, classic above 10 %. */
 	assert_in_range(bg[1], 25 * MS, 50 * MS);
@@ -496,7 +496,7 @@ static void test_preempt_and_join(void **state)
 	assert_non_null(strstr(ev, "run2=1000;sp_preempt3=true;"));
 	assert_false(sp_sim_workload_has_rw(sp_replay_workload(r)));
 	assert_null(strstr(j, "rwlock"));
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 /* A glibc rwlock: the writer W (200, critical) waits twice for the
@@ -615,9 +615,9 @@ static void test_rwlock_readers(void **state)
 		/* W's first request finds both readers inside. */
 		assert_true(res.blockings >= 1);
 		assert_int_equal(rd.at_first_block, 2);
-		sp_sim_result_free(&res);
+		sp_sim_result_destroy(&res);
 	}
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 static size_t count_in(const char *from, const char *to, const char *what)
@@ -703,9 +703,9 @@ static void test_rwsem_readers(void **state)
 		 * later in its burst and queues behind W). */
 		assert_true(res.blockings >= 1);
 		assert_int_equal(rd.at_first_block, 1);
-		sp_sim_result_free(&res);
+		sp_sim_result_destroy(&res);
 	}
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 /* One unlock that wakes several waiters is one release: a writer's
@@ -744,7 +744,7 @@ static void test_one_release_many_wakes(void **state)
 	if (count_in(w, end, "\"sp_wrlock") != 1)
 		fail_msg("W's write holds: %.*s", (int)(end ? end - w : (long)strlen(w)), w);
 	assert_int_equal(count_in(w, end, "\"sp_unlock"), 1);
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 /* A reader whose sections the trace shows from one side only: three of
@@ -801,7 +801,7 @@ static void test_reader_bursts(void **state)
 			assert_true(u && (!n || u < n));
 		}
 	}
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 /* A lock holder starved on one CPU: H (nice 19) runs 0.5 ms in each 10 ms
@@ -863,7 +863,7 @@ static int sim_acquires_of(const struct sp_sim_workload *w, const char *comm, ui
 	assert_int_equal(sp_sim_run(w, &so, &res), 0);
 	if (frames)
 		*frames = res.frames;
-	sp_sim_result_free(&res);
+	sp_sim_result_destroy(&res);
 	return a.n;
 }
 
@@ -882,7 +882,7 @@ static void test_starved_holder_loops(void **state)
 			assert_true(n >= 10);
 		else
 			assert_int_equal(n, 1);
-		sp_replay_free(r);
+		sp_replay_destroy(r);
 	}
 }
 
@@ -958,7 +958,7 @@ static void test_reader_retry(void **state)
 	}
 	assert_in_range(run, 500, 600);
 	assert_int_equal(sim_acquires_of(sp_replay_workload(r), "t100-100", NULL), 1);
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 /* One contended hand-off of the mutex: @holder, preempted 10 us before
@@ -1013,7 +1013,7 @@ static void h100_sections_are(struct sp_replay *r, const char *name, int n)
 	assert_int_equal(count_in(h, end, "\"lock"), n);
 	assert_int_equal(count_in(h, end, "\"unlock"), n);
 	assert_int_equal(sim_acquires_of(sp_replay_workload(r), "t100-100", NULL), n);
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 /* A mutex holder behind its schedule runs its sections back to back
@@ -1114,7 +1114,7 @@ static void check_kernel_b2b(bool h_waits)
 	if (n < 100 || n > 200)
 		fail_msg("H's rwsem sections: %d, want about 144", n);
 	assert_int_equal(count_in(h, end, "\"sp_unlock"), n);
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 static void test_kernel_back_to_back(void **state)
@@ -1169,7 +1169,7 @@ static void test_kernel_mutex_spin(void **state)
 	w = task_json(r, "\"t200-200\"");
 	if (!strstr(w, "\"run1\": 200,")) /* the 10 us it ran woken, before its end, spun too */
 		fail_msg("W's work before its request: %s", w);
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 /* The CPU a kernel lock's waiter spins is the lock's, not the waiter's
@@ -1212,7 +1212,7 @@ static void test_kernel_rwsem_spin(void **state)
 	w = task_json(r, "\"t200-200\"");
 	if (!strstr(w, "\"run1\": 1000,"))
 		fail_msg("W's work before its request: %s", w);
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 /* A kernel lock holder whose sections are of two kinds, as superpass.ko's
@@ -1254,7 +1254,7 @@ static void test_kernel_section_mix(void **state)
 	/* its own six, about ten back to back, the last release's */
 	if (n < 12 || n > 24)
 		fail_msg("H's sections: %d, want about 17", n);
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 /* A critical thread that sleeps between its operations on no grid (a
@@ -1290,7 +1290,7 @@ static void test_sleep_loop(void **state)
 	j = sp_replay_json(r);
 	if (!strstr(j, "\"t200-200\": {\n\t\t\t\"loop\": -1,"))
 		fail_msg("the critical thread does not loop: %s", strstr(j, "\"t200-200\""));
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 /* A frame loop (8 ms grid) whose first frame waits for a lock keeps its
@@ -1328,7 +1328,7 @@ static void test_frame_loop(void **state)
 	assert_non_null(strstr(j, "\"t200-200\": {\n\t\t\t\"loop\": -1,"));
 	assert_non_null(strstr(j, "\"t100-100\": {\n\t\t\t\"loop\": 1,"));
 	assert_int_equal(sp_sim_workload_duration_ns(sp_replay_workload(r)), 81 * MS);
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 /* A frame loop of 24 frames (8 ms, 1.3 ms of CPU) that asks for a lock at
@@ -1381,7 +1381,7 @@ static int frame_acquires(const uint64_t *pts, const uint8_t *waits, uint64_t ex
 	w = sp_replay_workload(r);
 	*dur = sp_sim_workload_duration_ns(w);
 	n = sim_acquires_of(w, "t200-200", frames);
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 	return n;
 }
 
@@ -1504,7 +1504,7 @@ static void test_frame_points_after_section(void **state)
 	if (frames < 20 || (uint64_t)n < 4 * frames - 4 || (uint64_t)n > 4 * frames + 4)
 		fail_msg("%d acquisitions in %llu frames, not 4 a frame", n,
 			 (unsigned long long)frames);
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 }
 
 static void test_bad_files(void **state)
@@ -1546,7 +1546,7 @@ static void test_bad_files(void **state)
 		assert_int_equal(rc, -ENODATA);
 		assert_non_null(strstr(err, cut));
 	} else {
-		sp_replay_free(r);
+		sp_replay_destroy(r);
 	}
 	unlink(junk);
 	unlink(cut);

@@ -173,7 +173,7 @@ static struct sp_sim_result *run(const struct sp_sim_workload *w, enum sp_sim_po
 
 static void done(struct sp_sim_result *r)
 {
-	sp_sim_result_free(r);
+	sp_sim_result_destroy(r);
 	free(r);
 }
 
@@ -236,7 +236,7 @@ static void test_fair_shares(void **state)
 			fail_msg("nice %d: share %.5f, the weight table says %.5f", nices[i], got, want);
 	}
 	done(r);
-	sp_sim_workload_free(w);
+	sp_sim_workload_destroy(w);
 }
 
 /* Two CPUs, four equal hogs: the balancer spreads them, each gets half. */
@@ -256,7 +256,7 @@ static void test_fair_two_cpus(void **state)
 			fail_msg("hog %d got %.4f of a CPU, not a half", i, got);
 	}
 	done(r);
-	sp_sim_workload_free(w);
+	sp_sim_workload_destroy(w);
 }
 
 /* ---- run_jitter_ppm: each run op's length drawn within +- the jitter ----
@@ -281,8 +281,8 @@ static uint64_t jittered_cpu(uint32_t ppm, uint64_t seed, int *rc)
 	o.run_jitter_ppm = ppm;
 	*rc = sp_sim_run(w, &o, &r);
 	cpu = *rc ? 0 : r.threads[0].cpu_ns;
-	sp_sim_result_free(&r);
-	sp_sim_workload_free(w);
+	sp_sim_result_destroy(&r);
+	sp_sim_workload_destroy(w);
 	return cpu;
 }
 
@@ -338,7 +338,7 @@ static void test_linux_balance_after_failure(void **state)
 			fail_msg("hog %s got %.4f of a CPU, not a half", r->threads[i].name, got);
 	}
 	done(r);
-	sp_sim_workload_free(w);
+	sp_sim_workload_destroy(w);
 }
 
 /* ---- kernel locks (linux model): a running thread may take them first ----
@@ -402,7 +402,7 @@ static void test_linux_kernel_lock_taken_first(void **state)
 					 (unsigned long long)(r->max / US));
 			done(r);
 			free(c);
-			sp_sim_workload_free(w);
+			sp_sim_workload_destroy(w);
 		}
 	}
 }
@@ -456,8 +456,8 @@ static void test_glibc_rwaiting_readers(void **state)
 			assert_true(x.r1_first_wake < x.w_release);
 		else /* handed the read side at the writer's unlock */
 			assert_int_equal(x.r1_first_wake, x.w_release);
-		sp_sim_result_free(&r);
-		sp_sim_workload_free(w);
+		sp_sim_result_destroy(&r);
+		sp_sim_workload_destroy(w);
 	}
 }
 
@@ -521,8 +521,8 @@ static void test_linux_worker_cpu(void **state)
 		fail_msg("the holder released on the critical thread's CPU %d times of %d", x.same,
 			 x.same + x.other);
 	assert_int_equal(r.boosted_at_end, 0);
-	sp_sim_result_free(&r);
-	sp_sim_workload_free(w);
+	sp_sim_result_destroy(&r);
+	sp_sim_workload_destroy(w);
 }
 
 /* ---- RUN_TO_PARITY (linux model): a fair wakeup waits for the slice ---- */
@@ -577,8 +577,8 @@ static void test_linux_run_to_parity(void **state)
 		run_traced(w, SP_SIM_POL_NONE, 30 * MS, parity_trace, &x, &r);
 		assert_int_equal(x.n, 4);
 		mean[m] = x.wait_sum / 4;
-		sp_sim_result_free(&r);
-		sp_sim_workload_free(w);
+		sp_sim_result_destroy(&r);
+		sp_sim_workload_destroy(w);
 	}
 	if (mean[1] < mean[0] + 2 * MS)
 		fail_msg("start to run: classic %llu ns, linux %llu ns", (unsigned long long)mean[0],
@@ -667,8 +667,8 @@ static void test_waiter_boost(void **state)
 				fail_msg("%d waits: raised %d, lowered %d, raised at %d releases",
 					 x.blocks, x.crit_raises, x.crit_lowers, x.raised_at_release);
 		}
-		sp_sim_result_free(&r);
-		sp_sim_workload_free(w);
+		sp_sim_result_destroy(&r);
+		sp_sim_workload_destroy(w);
 	}
 }
 
@@ -708,8 +708,8 @@ static void test_timer_skip(void **state)
 			assert_int_equal(r.frames, 30);
 			assert_int_equal(r.janky, 20);
 		}
-		sp_sim_result_free(&r);
-		sp_sim_workload_free(w);
+		sp_sim_result_destroy(&r);
+		sp_sim_workload_destroy(w);
 	}
 	{ /* only with absolute mode */
 		struct sp_sim_workload *w;
@@ -744,7 +744,7 @@ static void test_fifo_preempts_fair(void **state)
 	assert_int_equal(r->frames, 100);
 	assert_int_equal(r->threads[0].cpu_ns, 900 * MS);
 	done(r);
-	sp_sim_workload_free(w);
+	sp_sim_workload_destroy(w);
 }
 
 /* ---- a preemption point (what a trace replay puts where the recorded
@@ -775,8 +775,8 @@ static uint64_t preempt_done(int sched, bool point)
 	o = traced_opts(SP_SIM_POL_NONE, 50 * MS, done_at, &at);
 	o.cpus = 1;
 	assert_int_equal(sp_sim_run(w, &o, &r), 0);
-	sp_sim_result_free(&r);
-	sp_sim_workload_free(w);
+	sp_sim_result_destroy(&r);
+	sp_sim_workload_destroy(w);
 	return at;
 }
 
@@ -808,7 +808,7 @@ static void test_preempt_point(void **state)
 		assert_int_equal(r->threads[0].cpu_ns, 1 * MS);
 		assert_int_equal(r->busy_ns, 6 * MS);
 		done(r);
-		sp_sim_workload_free(w);
+		sp_sim_workload_destroy(w);
 	}
 	{
 		struct sp_sim_workload *w;
@@ -865,7 +865,7 @@ static void test_mutual_exclusion_and_writer_preference(void **state)
 				assert_true(c->excl[l] >= 0 || c->readers[l] > 0);
 		done(r);
 		free(c);
-		sp_sim_workload_free(w);
+		sp_sim_workload_destroy(w);
 	}
 }
 
@@ -897,7 +897,7 @@ static void test_reader_preference(void **state)
 	assert_true(c->reader_while_writer_waits > 0);
 	done(r);
 	free(c);
-	sp_sim_workload_free(w);
+	sp_sim_workload_destroy(w);
 }
 
 /* A mutex released with a waiter always wakes it: with every thread
@@ -931,7 +931,7 @@ static void test_no_lost_wakeup(void **state)
 		assert_true(busy > 450 * MS);
 		done(r);
 		free(c);
-		sp_sim_workload_free(w);
+		sp_sim_workload_destroy(w);
 	}
 }
 
@@ -980,7 +980,7 @@ static void test_pi_fair_waiter_gives_nothing(void **state)
 		assert_int_equal(c->max_prio[t], 0);
 	done(r);
 	free(c);
-	sp_sim_workload_free(w);
+	sp_sim_workload_destroy(w);
 }
 
 static void test_pi_rt_waiter_boosts(void **state)
@@ -1002,7 +1002,7 @@ static void test_pi_rt_waiter_boosts(void **state)
 	done(none);
 	done(r);
 	free(c);
-	sp_sim_workload_free(w);
+	sp_sim_workload_destroy(w);
 }
 
 static void test_rtui_puts_critical_in_fifo(void **state)
@@ -1015,7 +1015,7 @@ static void test_rtui_puts_critical_in_fifo(void **state)
 	/* the critical thread never waits for a CPU: it is RT */
 	assert_int_equal(r->threads[0].wait_ns, 0);
 	done(r);
-	sp_sim_workload_free(w);
+	sp_sim_workload_destroy(w);
 }
 
 /* proxy-exec runs the owner for a donor only from the donor's own run
@@ -1051,8 +1051,8 @@ static void test_proxy_same_rq_kmutex_only(void **state)
 	}
 	done(r);
 	free(c);
-	sp_sim_workload_free(wk);
-	sp_sim_workload_free(wu);
+	sp_sim_workload_destroy(wk);
+	sp_sim_workload_destroy(wu);
 }
 
 /* One proxy step on one CPU, checked on the trace: the owner runs on the
@@ -1088,7 +1088,7 @@ static void test_proxy_runs_owner_on_donor_cpu(void **state)
 	done(r);
 	done(n);
 	free(c);
-	sp_sim_workload_free(w);
+	sp_sim_workload_destroy(w);
 }
 
 static void test_ux_writer_boosts_owner_not_readers(void **state)
@@ -1109,8 +1109,8 @@ static void test_ux_writer_boosts_owner_not_readers(void **state)
 		assert_int_equal(c->max_prio[t], 0);
 	done(r);
 	free(c);
-	sp_sim_workload_free(wm);
-	sp_sim_workload_free(wr);
+	sp_sim_workload_destroy(wm);
+	sp_sim_workload_destroy(wr);
 }
 
 /* superpass: the real core; every fast track is restored, nobody is left
@@ -1139,7 +1139,7 @@ static void test_superpass_restores_everything(void **state)
 		done(r);
 		done(n);
 		free(c);
-		sp_sim_workload_free(w);
+		sp_sim_workload_destroy(w);
 	}
 }
 
@@ -1229,8 +1229,8 @@ static void test_wake_one_leaves_lock_free(void **state)
 		assert_int_equal(r.blockings, 1);
 		longest[k] = g.longest;
 		wait[k] = r.max;
-		sp_sim_result_free(&r);
-		sp_sim_workload_free(w);
+		sp_sim_result_destroy(&r);
+		sp_sim_workload_destroy(w);
 	}
 	/* glibc: B1, woken, waits for a CPU with the lock free and unboosted */
 	assert_true(longest[0] > MS);
@@ -1291,8 +1291,8 @@ static void test_linux_slice_at_tick(void **state)
 			assert_true(sw.off_tick > sw.n / 2);
 			assert_true(sw.runs_ns / sw.n < 3 * MS);
 		}
-		sp_sim_result_free(&r);
-		sp_sim_workload_free(w);
+		sp_sim_result_destroy(&r);
+		sp_sim_workload_destroy(w);
 	}
 }
 
@@ -1321,8 +1321,8 @@ static int wake_rq_of(const char *text, int k)
 	struct sp_sim_result r;
 
 	run_traced(w, SP_SIM_POL_NONE, 100 * MS, wake_rq_trace, &x, &r);
-	sp_sim_result_free(&r);
-	sp_sim_workload_free(w);
+	sp_sim_result_destroy(&r);
+	sp_sim_workload_destroy(w);
 	if (x.n <= k)
 		fail_msg("thread 0 woke %d times, not %d", x.n, k + 1);
 	return x.rq[k];
@@ -1508,8 +1508,8 @@ static void test_superpass_boost_latency(void **state)
 	assert_true(r[1].p999 > r[0].p999 + MS);
 	assert_true(r[1].blocked_ns > 2 * r[0].blocked_ns);
 	for (int i = 0; i < 2; i++)
-		sp_sim_result_free(&r[i]);
-	sp_sim_workload_free(w);
+		sp_sim_result_destroy(&r[i]);
+	sp_sim_workload_destroy(w);
 }
 
 /* ---- determinism ---- */
@@ -1535,7 +1535,7 @@ static char *report(const struct sp_sim_workload *w, uint64_t seed, size_t *len)
 	assert_int_equal(sp_sim_write_svg(f, rs, 3, "det"), 0);
 	for (int i = 0; i < 3; i++) {
 		fwrite(rs[i].threads, sizeof(*rs[i].threads), rs[i].nthreads, f);
-		sp_sim_result_free(&rs[i]);
+		sp_sim_result_destroy(&rs[i]);
 	}
 	fclose(f);
 	return buf;
@@ -1558,7 +1558,7 @@ static void test_deterministic(void **state)
 	free(a);
 	free(b);
 	free(c);
-	sp_sim_workload_free(w);
+	sp_sim_workload_destroy(w);
 }
 
 int main(void)

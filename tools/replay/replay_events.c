@@ -77,7 +77,7 @@ int rp_write_events(FILE *f, const struct sp_sim_workload *w, const struct sp_si
 	rc = sp_sim_run(w, &so, &res);
 	if (rc || b.nomem) {
 		if (!rc)
-			sp_sim_result_free(&res);
+			sp_sim_result_destroy(&res);
 		sp_vec_free(&b.ev);
 		return rc ? rc : -ENOMEM;
 	}
@@ -96,7 +96,7 @@ int rp_write_events(FILE *f, const struct sp_sim_workload *w, const struct sp_si
 			(unsigned long long)(e->t % 1000000000ull), rp_event_name(e->type), e->cpu,
 			e->rq, th, lk ? lk : "-", e->arg);
 	}
-	sp_sim_result_free(&res);
+	sp_sim_result_destroy(&res);
 	sp_vec_free(&b.ev);
 	return ferror(f) ? -EIO : 0;
 }

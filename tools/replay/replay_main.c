@@ -460,7 +460,7 @@ out:
 		rp_set_free(&sets[i]);
 	free(sets);
 	free(rs);
-	sp_replay_free(r);
+	sp_replay_destroy(r);
 	sp_cli_str_list_free(&comms);
 	return status;
 }

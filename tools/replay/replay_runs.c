@@ -55,7 +55,7 @@ int rp_set_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o, int
 		rp_run_opts(o, n, i, &so);
 		rc = sp_sim_run(w, &so, &set->runs[i]);
 		if (rc) {
-			sp_sim_result_free(&set->runs[i]);
+			sp_sim_result_destroy(&set->runs[i]);
 			rp_set_free(set);
 			return rc;
 		}
@@ -71,7 +71,7 @@ int rp_set_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o, int
 void rp_set_free(struct rp_set *set)
 {
 	for (int i = 0; set->runs && i < set->n; i++)
-		sp_sim_result_free(&set->runs[i]);
+		sp_sim_result_destroy(&set->runs[i]);
 	free(set->runs);
 	memset(set, 0, sizeof(*set));
 }

@@ -303,7 +303,7 @@ static int sim_policies(const struct sim_cli *o, const struct sp_sim_workload *w
 static void sim_free_batch(struct sim_batch *b)
 {
 	for (int i = 0; i < b->n; i++)
-		sp_sim_result_free(&b->rs[i]);
+		sp_sim_result_destroy(&b->rs[i]);
 	sp_vec_free(&b->rs_v);
 	sp_vec_free(&b->vidx_v);
 }
@@ -444,7 +444,7 @@ int sim_main(int argc, char **argv)
 			rc = sp_sim_workload_vary(w, o.sweep_param, o.sweep[i], &v);
 			if (!rc)
 				rc = sim_policies(&o, v, ks, nk, &b);
-			sp_sim_workload_free(v);
+			sp_sim_workload_destroy(v);
 		}
 		if (!o.quiet)
 			fprintf(stderr, "\r%40s\r", "");
@@ -468,7 +468,7 @@ int sim_main(int argc, char **argv)
 	}
 out:
 	sim_free_batch(&b);
-	sp_sim_workload_free(w);
+	sp_sim_workload_destroy(w);
 	sp_cli_str_list_free(&o.crit);
 	return status;
 }

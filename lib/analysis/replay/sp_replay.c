@@ -38,7 +38,7 @@ int sp_replay_create(const struct sp_replay_opts *o, struct sp_replay **out)
 	return 0;
 }
 
-void sp_replay_free(struct sp_replay *r)
+void sp_replay_destroy(struct sp_replay *r)
 {
 	if (!r)
 		return;
@@ -51,7 +51,7 @@ void sp_replay_free(struct sp_replay *r)
 	free(r->tk);
 	free(r->json);
 	json_object_put(r->tasks);
-	sp_sim_workload_free(r->w);
+	sp_sim_workload_destroy(r->w);
 	free(r);
 }
 
@@ -185,7 +185,7 @@ int sp_replay_build(const char *path, const struct sp_replay_opts *o, struct sp_
 				 path);
 		else
 			snprintf(err, errcap, "%s: %s", path, strerror((int)-n));
-		sp_replay_free(r);
+		sp_replay_destroy(r);
 		return (int)n;
 	}
 	if (!oo.cpus && d->ncpus > 0)
@@ -196,7 +196,7 @@ int sp_replay_build(const char *path, const struct sp_replay_opts *o, struct sp_
 
 		snprintf(tmp, sizeof(tmp), "%s", err);
 		snprintf(err, errcap, "%s: %s", path, tmp);
-		sp_replay_free(r);
+		sp_replay_destroy(r);
 		return rc;
 	}
 	*out = r;

@@ -88,7 +88,7 @@ static const struct sp_host_ops sp_rec_ops = {
 	.on_deadlock = sp_rec_deadlock,
 };
 
-int sp_rec_host_init(struct sp_rec_host *h, enum sp_rec_model model, uint32_t max_tid,
+int sp_rec_host_create(struct sp_rec_host *h, enum sp_rec_model model, uint32_t max_tid,
 		     const struct sp_config *cfg)
 {
 	int rc;
@@ -105,17 +105,17 @@ int sp_rec_host_init(struct sp_rec_host *h, enum sp_rec_model model, uint32_t ma
 	if (model == SP_REC_QUEUED) {
 		h->queue = sp_os_zalloc(sizeof(struct sp_actq));
 		if (!h->queue || sp_actq_init(h->queue, SP_REC_QUEUE) < 0) {
-			sp_rec_host_fini(h);
+			sp_rec_host_destroy(h);
 			return -ENOMEM;
 		}
 	}
 	rc = sp_core_create(cfg, &sp_rec_ops, h, &h->core);
 	if (rc < 0)
-		sp_rec_host_fini(h);
+		sp_rec_host_destroy(h);
 	return rc;
 }
 
-void sp_rec_host_fini(struct sp_rec_host *h)
+void sp_rec_host_destroy(struct sp_rec_host *h)
 {
 	if (h->core) {
 		sp_core_destroy(h->core);

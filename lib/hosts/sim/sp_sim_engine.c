@@ -597,7 +597,7 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 		rc = sp_sim_pol_init(&s);
 	if (rc) {
 		sp_sim_free(&s);
-		sp_sim_result_free(r);
+		sp_sim_result_destroy(r);
 		return rc;
 	}
 	for (;;) {
@@ -630,7 +630,7 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	return rc;
 }
 
-void sp_sim_result_free(struct sp_sim_result *r)
+void sp_sim_result_destroy(struct sp_sim_result *r)
 {
 	free(r->threads);
 	r->threads = NULL;

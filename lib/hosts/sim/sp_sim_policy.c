@@ -237,7 +237,7 @@ int sp_sim_pol_init(struct sp_sim *s)
 	s->host = calloc(1, sizeof(*s->host));
 	if (!s->host)
 		return -ENOMEM;
-	rc = sp_rec_host_init(s->host, SP_REC_QUEUED, s->nth + 2, &cfg);
+	rc = sp_rec_host_create(s->host, SP_REC_QUEUED, s->nth + 2, &cfg);
 	if (rc < 0) {
 		free(s->host);
 		s->host = NULL;
@@ -273,7 +273,7 @@ void sp_sim_pol_fini(struct sp_sim *s)
 	/* The destroy restores whatever is still boosted; the simulation is
 	 * over, so the worker only records it. */
 	h->user = NULL;
-	sp_rec_host_fini(h);
+	sp_rec_host_destroy(h);
 	s->r->fast_tracks = h->fast_tracks;
 	s->r->restores = h->restores;
 	s->r->boosted_at_end = h->fast_tracks - h->restores;

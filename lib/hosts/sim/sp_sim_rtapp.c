@@ -818,7 +818,7 @@ parsed:
 	*out = p.w;
 	return 0;
 out:
-	sp_sim_workload_free(p.w);
+	sp_sim_workload_destroy(p.w);
 out_root:
 	json_object_put(root);
 	return rc;

@@ -35,7 +35,7 @@ int sp_sim_workload_create(const char *name, struct sp_sim_workload **out)
 	return 0;
 }
 
-void sp_sim_workload_free(struct sp_sim_workload *w)
+void sp_sim_workload_destroy(struct sp_sim_workload *w)
 {
 	if (!w)
 		return;
@@ -382,7 +382,7 @@ int sp_sim_workload_clone(const struct sp_sim_workload *w, struct sp_sim_workloa
 	c->timers = calloc(w->tmcap ? w->tmcap : 1, sizeof(*c->timers));
 	if (!c->tasks || !c->locks || !c->timers) {
 		c->ntasks = c->nlocks = c->ntimers = 0;
-		sp_sim_workload_free(c);
+		sp_sim_workload_destroy(c);
 		return -ENOMEM;
 	}
 	c->tcap = w->tcap ? w->tcap : 1;
@@ -424,7 +424,7 @@ int sp_sim_workload_clone(const struct sp_sim_workload *w, struct sp_sim_workloa
 		}
 	}
 	if (err) {
-		sp_sim_workload_free(c);
+		sp_sim_workload_destroy(c);
 		return err;
 	}
 	*out = c;
