@@ -50,6 +50,7 @@
 
 #include "sp_handoff.h"
 #include "sp_instr_watch.h"
+#include "sp_os.h"
 
 #define SP_HO_SLOTS 16u
 /* The longest a yielder sleeps: the critical thread was woken (or is
@@ -108,7 +109,7 @@ void sp_ho_wait_ends(void)
 	__atomic_store_n(&s->lock, 0, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&s->seq, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&s->sleepers, __ATOMIC_SEQ_CST))
-		syscall(SYS_futex, &s->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+		sp_os_futex_wake(&s->seq, INT_MAX);
 }
 
 static int sp_ho_find(const void *lock)
@@ -134,9 +135,8 @@ static void sp_ho_sleep(struct sp_ho_slot *s, const void *lock, uint32_t seq)
 	while (__atomic_load_n(&s->lock, __ATOMIC_SEQ_CST) == (uintptr_t)lock &&
 	       __atomic_load_n(&s->seq, __ATOMIC_SEQ_CST) == seq) {
 		/* EAGAIN: seq moved; EINTR: a signal, look again. */
-		if (syscall(SYS_futex, &s->seq, FUTEX_WAIT_BITSET_PRIVATE, seq, &until, NULL,
-			    FUTEX_BITSET_MATCH_ANY) != 0 &&
-		    errno == ETIMEDOUT) {
+		if (sp_os_futex(&s->seq, FUTEX_WAIT_BITSET_PRIVATE, seq, &until,
+				FUTEX_BITSET_MATCH_ANY) == -ETIMEDOUT) {
 			__atomic_add_fetch(&sp_ho_timeouts, 1, __ATOMIC_RELAXED);
 			break;
 		}

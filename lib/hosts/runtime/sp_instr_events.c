@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Lock events from the instrumented locks to the core. Every call into the
- * core runs under the re-entrancy guard: the core's own locks and liburcu
- * are pthread mutexes, which the interposer would otherwise instrument.
+ * core runs under the re-entrancy guard: a lock taken inside it (liburcu's,
+ * as a thread registers as a reader) must not report to the core again,
+ * and the actuator work the core queues waits for sp_rt_leave.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -59,6 +59,7 @@ static inline int sp_instr_mutex_lock_fast(pthread_mutex_t *m, sp_instr_skip_fn 
 		return sp_instr_mutex_lock_other(m, skip);
 	if (__builtin_expect(!sp_glibc_mutex_take(m, (int)t->tid), 0))
 		return sp_instr_mutex_busy(m, skip);
+	sp_iw_took();
 	if (__builtin_expect(sp_iw_must_tell(t) != 0, 0))
 		return sp_instr_mutex_took(m, skip);
 	return 0;

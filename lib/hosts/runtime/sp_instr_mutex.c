@@ -94,6 +94,7 @@ static int sp_mx_wait(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
 /* A trylock succeeded: anything to tell? */
 static inline void sp_mx_took(pthread_mutex_t *m)
 {
+	sp_iw_took();
 	if (sp_iw_self.n != 0 || sp_iw_active())
 		sp_iw_note_acquire(m, SP_HOLD_EXCL);
 }
@@ -141,6 +142,7 @@ int sp_instr_mutex_busy(pthread_mutex_t *m, sp_instr_skip_fn skip)
 
 int sp_instr_mutex_took(pthread_mutex_t *m, sp_instr_skip_fn skip)
 {
+	sp_iw_took(); /* the inline path's is not enough for sp_instr_mutex_lock_other's */
 	if (sp_rt_guarded() || (skip && skip(m)))
 		return 0;
 	if (sp_ho_yield(m))

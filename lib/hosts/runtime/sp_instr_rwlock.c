@@ -43,9 +43,12 @@ static int sp_rw_real(pthread_rwlock_t *rw, enum sp_hold hold, enum sp_wait_kind
 /* The lock is ours in @hold: list a read hold, tell the core what it needs. */
 static inline void sp_rw_took(pthread_rwlock_t *rw, enum sp_hold hold)
 {
-	if (hold == SP_HOLD_SHARED)
+	if (hold == SP_HOLD_SHARED) {
 		sp_iw_read_acquired(rw);
-	else if (__builtin_expect(sp_iw_self.n != 0 || sp_iw_active(), 0))
+		return;
+	}
+	sp_iw_took();
+	if (__builtin_expect(sp_iw_self.n != 0 || sp_iw_active(), 0))
 		sp_iw_note_acquire(rw, SP_HOLD_EXCL);
 }
 

@@ -12,9 +12,9 @@
  *    reported only while a critical thread waits (sp_iw_crit_waits != 0):
  *    then a thread that takes a lock a critical thread waits for is seen
  *    at once (the core fast-tracks new owners of such locks), and a
- *    fast-tracked holder's release ends its grant at once. Ordering: the
- *    waiter's increment and a holder's trylock are both locked
- *    read-modify-writes (full barriers on x86): either the holder sees the
+ *    fast-tracked holder's release ends its grant at once. Ordering: a
+ *    full barrier after the waiter's increment and one after the holder's
+ *    taking of the lock word (sp_iw_took): either the holder sees the
  *    count, or the waiter's read of the owner word after it sees the
  *    holder. A release not reported is harmless: the owner came from a
  *    word, which the next word replaces, and the wait's grants end when
@@ -139,7 +139,7 @@ static bool sp_iw_watch(const void *lock, uint64_t now)
 		__atomic_store_n(&sp_iw_w[i].last_ns, now, __ATOMIC_RELAXED);
 		return false;
 	}
-	pthread_mutex_lock(&sp_iw_lock);
+	sp_real.mutex_lock(&sp_iw_lock);
 	for (uint32_t j = 0; j < SP_IW_WATCH; j++) {
 		if (!sp_iw_w[j].lock) {
 			victim = j;
@@ -153,7 +153,7 @@ static bool sp_iw_watch(const void *lock, uint64_t now)
 	__atomic_store_n(&sp_iw_w[victim].last_ns, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&sp_iw_w[victim].lock, (uintptr_t)lock, __ATOMIC_RELAXED);
 	sp_iw_recount();
-	pthread_mutex_unlock(&sp_iw_lock);
+	sp_real.mutex_unlock(&sp_iw_lock);
 	return true;
 }
 
@@ -161,22 +161,19 @@ static void sp_iw_unwatch(const void *lock)
 {
 	int i;
 
-	pthread_mutex_lock(&sp_iw_lock);
+	sp_real.mutex_lock(&sp_iw_lock);
 	i = sp_iw_watch_slot(lock);
 	if (i >= 0) {
 		__atomic_store_n(&sp_iw_w[i].lock, 0, __ATOMIC_RELAXED);
 		sp_iw_recount();
 	}
-	pthread_mutex_unlock(&sp_iw_lock);
+	sp_real.mutex_unlock(&sp_iw_lock);
 }
 
 void sp_iw_lock_destroyed(const void *lock)
 {
-	if (__atomic_load_n(&sp_iw_nwatched, __ATOMIC_RELAXED) && sp_iw_is_watched(lock)) {
-		sp_rt_enter();
+	if (__atomic_load_n(&sp_iw_nwatched, __ATOMIC_RELAXED) && sp_iw_is_watched(lock))
 		sp_iw_unwatch(lock);
-		sp_rt_leave();
-	}
 }
 
 /* ---- the thread table ---- */
@@ -184,17 +181,15 @@ void sp_iw_lock_destroyed(const void *lock)
 static void sp_iw_thread_exit(void *arg)
 {
 	(void)arg;
-	sp_rt_enter();
-	pthread_mutex_lock(&sp_iw_lock);
+	sp_real.mutex_lock(&sp_iw_lock);
 	for (uint32_t i = 0; i < SP_IW_THREADS; i++)
 		if (sp_iw_tab[i] == &sp_iw_self)
 			__atomic_store_n(&sp_iw_tab[i], NULL, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&sp_iw_lock);
+	sp_real.mutex_unlock(&sp_iw_lock);
 	sp_iw_self.reg = -1; /* later locks of this thread's destructors: not listed */
 	sp_iw_self.lim = 0;
 	sp_iw_self.fast = 0;
 	sp_iw_self.gen = __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED);
-	sp_rt_leave();
 }
 
 static void sp_iw_make_key(void)
@@ -229,7 +224,7 @@ void sp_iw_register(void)
 	pthread_once(&sp_iw_once, sp_iw_make_key);
 	if (!sp_iw_key_ok || pthread_setspecific(sp_iw_key, (void *)1) != 0)
 		goto out;
-	pthread_mutex_lock(&sp_iw_lock);
+	sp_real.mutex_lock(&sp_iw_lock);
 	for (uint32_t i = 0; i < SP_IW_THREADS; i++) {
 		if (!sp_iw_tab[i]) {
 			__atomic_store_n(&sp_iw_tab[i], t, __ATOMIC_RELAXED);
@@ -238,7 +233,7 @@ void sp_iw_register(void)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&sp_iw_lock);
+	sp_real.mutex_unlock(&sp_iw_lock);
 out:
 	t->fast = t->lim != 0 && sp_glibc_mutex_inline() ? ~t->gen : 0;
 	sp_rt_leave();
@@ -331,9 +326,7 @@ static void sp_iw_report_read(const void *lock, int slot)
 	if (!core || w < 0)
 		return;
 	if (sp_iw_now() - __atomic_load_n(&sp_iw_w[w].last_ns, __ATOMIC_RELAXED) > SP_IW_WATCH_NS) {
-		sp_rt_enter();
 		sp_iw_unwatch(lock); /* nobody critical waited on it for a while */
-		sp_rt_leave();
 		return;
 	}
 	if (!sp_iw_claim(&t->e[slot], (uintptr_t)lock))
@@ -507,8 +500,11 @@ bool sp_iw_wait_begins(struct sp_core *core, const void *lock, bool rwlock)
 	bool critical = sp_rt_self_state.critical;
 
 	if (critical && !sp_iw_counted) {
-		/* A full barrier (locked add): see the header comment. */
-		__atomic_add_fetch(&sp_iw_crit_waits, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&sp_iw_crit_waits, 1, __ATOMIC_RELAXED);
+		/* Pairs with the holder's after its lock word (sp_iw_took):
+		 * the owner word, read after this, names a holder that did not
+		 * see the count. */
+		sp_smp_mb__after_atomic();
 		sp_iw_counted = 1;
 	}
 	if (!rwlock) {
@@ -601,7 +597,7 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
 
 	if (!sp_iw_is_watched(lock))
 		return;
-	pthread_mutex_lock(&sp_iw_lock);
+	sp_real.mutex_lock(&sp_iw_lock);
 	n = sp_iw_scan_pass(core, want, want, got, 0);
 	if (sp_glibc_read_phase(lock))
 		n = sp_iw_scan_pass(core, want, want | SP_IW_QUEUED, got, n);
@@ -621,7 +617,7 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
 						 SP_HOLD_SHARED);
 		}
 	}
-	pthread_mutex_unlock(&sp_iw_lock);
+	sp_real.mutex_unlock(&sp_iw_lock);
 }
 
 /* A forked child runs with the runtime off (sp_runtime.c): nothing of the

@@ -17,6 +17,7 @@
 #ifndef SP_INSTR_WATCH_H
 #define SP_INSTR_WATCH_H
 
+#include "sp_os.h"
 #include "sp_rt.h"
 
 #pragma GCC visibility push(hidden)
@@ -79,6 +80,18 @@ static inline bool sp_iw_active(void)
 static inline uint32_t sp_iw_must_tell(const struct sp_iw_thread *t)
 {
 	return t->n | (uint32_t)__atomic_load_n(&sp_iw_crit_waits, __ATOMIC_RELAXED);
+}
+
+/* The caller has just taken a lock: its lock word by an atomic
+ * read-modify-write, then the owner word. The barrier pairs with the one
+ * after the waiter's increment (sp_iw_wait_begins): either we see the
+ * count and report the acquire, or the waiter, reading the owner after its
+ * barrier, sees the lock taken. Free on x86 (the locked compare-and-swap
+ * is the barrier: a waiter may read the owner word in the instant before
+ * it is written, and reads it again after its report, sp_instr_blocked). */
+static inline void sp_iw_took(void)
+{
+	sp_smp_mb__after_atomic();
 }
 
 /* The highest slot of @lock (either hold) in our list, or -1. */

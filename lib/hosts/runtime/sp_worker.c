@@ -109,7 +109,7 @@ static int sp_wk_spawn_locked(void);
 
 static void sp_wk_futex_wake(void)
 {
-	syscall(SYS_futex, &sp_wk.fword, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	sp_os_futex_wake(&sp_wk.fword, 1);
 }
 
 /* Wakes the worker's futex wait, if it waits: the word first, so a worker
@@ -146,22 +146,17 @@ static void sp_wk_kick(void)
 		sp_wk_poke();
 		return;
 	}
-	pthread_mutex_lock(&sp_wk.lock);
+	sp_real.mutex_lock(&sp_wk.lock);
 	if (!__atomic_load_n(&sp_wk.running, __ATOMIC_SEQ_CST))
 		sp_wk_spawn_locked(); /* on failure the next kick tries again */
-	pthread_mutex_unlock(&sp_wk.lock);
+	sp_real.mutex_unlock(&sp_wk.lock);
 	sp_wk_poke(); /* a worker that stayed after all */
 }
 
 void sp_wk_kick_queued(void)
 {
-	struct sp_rt_thread *self = &sp_rt_self_state;
-
-	self->on_leave &= ~SP_LEAVE_KICK;
-	/* Our own mutex calls must bypass the interposer. */
-	self->guard++;
+	sp_rt_self_state.on_leave &= ~SP_LEAVE_KICK;
 	sp_wk_kick();
-	self->guard--;
 }
 
 /*
@@ -271,15 +266,12 @@ void sp_wk_leave_slow(void)
 {
 	struct sp_rt_thread *self = &sp_rt_self_state;
 
-	/* Our own mutex calls must bypass the interposer. */
-	self->guard++;
 	if (self->on_leave & SP_LEAVE_RECONCILE) {
 		self->on_leave &= ~SP_LEAVE_RECONCILE;
 		sp_act_reconcile(__atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE), self->tid);
 	}
 	if (self->on_leave & SP_LEAVE_KICK)
 		sp_wk_kick_queued();
-	self->guard--;
 }
 
 /*
@@ -338,19 +330,19 @@ static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy, bool
 			__atomic_store_n(&sp_wk.kicked, 1, __ATOMIC_SEQ_CST); /* tick now */
 	}
 	if (idle_exit) {
-		pthread_mutex_lock(&sp_wk.lock);
+		sp_real.mutex_lock(&sp_wk.lock);
 		__atomic_store_n(&sp_wk.running, 0, __ATOMIC_SEQ_CST);
 		if (!__atomic_load_n(&sp_wk.kicked, __ATOMIC_SEQ_CST) &&
 		    !__atomic_load_n(&sp_wk.stop, __ATOMIC_SEQ_CST)) {
 			/* Still joinable: whoever creates the next one, or stops,
 			 * joins it, so it is gone before a set*id call. */
 			__atomic_store_n(&sp_wk.idle, 0, __ATOMIC_RELAXED);
-			pthread_mutex_unlock(&sp_wk.lock);
+			sp_real.mutex_unlock(&sp_wk.lock);
 			return false;
 		}
 		/* A kick came (it may not have seen running = 0 yet): stay. */
 		__atomic_store_n(&sp_wk.running, 1, __ATOMIC_SEQ_CST);
-		pthread_mutex_unlock(&sp_wk.lock);
+		sp_real.mutex_unlock(&sp_wk.lock);
 	}
 	w = __atomic_load_n(&sp_wk.fword, __ATOMIC_SEQ_CST);
 	if (!__atomic_exchange_n(&sp_wk.kicked, 0, __ATOMIC_SEQ_CST) &&
@@ -359,17 +351,17 @@ static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy, bool
 		/* A kick between the exchange and here bumped the word (the
 		 * wait returns at once) or sees waiting and wakes us. */
 		if (!__atomic_load_n(&sp_wk.kicked, __ATOMIC_SEQ_CST))
-			syscall(SYS_futex, &sp_wk.fword, FUTEX_WAIT_BITSET_PRIVATE, w, &ts, NULL,
-				FUTEX_BITSET_MATCH_ANY);
+			sp_os_futex(&sp_wk.fword, FUTEX_WAIT_BITSET_PRIVATE, w, &ts,
+				    FUTEX_BITSET_MATCH_ANY);
 		__atomic_store_n(&sp_wk.waiting, 0, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&sp_wk.kicked, 0, __ATOMIC_SEQ_CST);
 	}
 	__atomic_store_n(&sp_wk.idle, 0, __ATOMIC_RELAXED);
 	stop = __atomic_load_n(&sp_wk.stop, __ATOMIC_SEQ_CST);
 	if (stop) {
-		pthread_mutex_lock(&sp_wk.lock);
+		sp_real.mutex_lock(&sp_wk.lock);
 		__atomic_store_n(&sp_wk.running, 0, __ATOMIC_SEQ_CST);
-		pthread_mutex_unlock(&sp_wk.lock);
+		sp_real.mutex_unlock(&sp_wk.lock);
 	}
 	__atomic_add_fetch(&sp_wk.wakeups, 1, __ATOMIC_RELAXED);
 	return !stop;
@@ -380,8 +372,8 @@ static void *sp_wk_main(void *arg)
 	uint64_t next_tick = 0, last_reclaim = sp_rt_now_ns(NULL), idle_since = last_reclaim;
 
 	(void)arg;
-	/* Our own pthread calls never go through the interposer's slow path,
-	 * and the kicks our ticks queue are for ourselves: we drain anyway. */
+	/* Inside the runtime for good: the kicks our ticks queue are for
+	 * ourselves (we drain anyway), and liburcu's locks stay glibc's. */
 	sp_rt_enter();
 	pthread_setname_np(pthread_self(), "superpass-wk");
 	if (sp_act_mode_now() == SP_ACT_FIFO) {
@@ -507,7 +499,7 @@ int sp_wk_start(const struct sp_runtime_config *cfg)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&sp_wk.lock);
+	sp_real.mutex_lock(&sp_wk.lock);
 	if (sp_wk.ready)
 		goto out;
 	/* Allocated once and kept: the core may notify until it is destroyed,
@@ -529,7 +521,7 @@ int sp_wk_start(const struct sp_runtime_config *cfg)
 	sp_wk.ticks = sp_wk.wakeups = sp_wk.reconciles = sp_wk.rescans = 0;
 	sp_wk.ready = 1;
 out:
-	pthread_mutex_unlock(&sp_wk.lock);
+	sp_real.mutex_unlock(&sp_wk.lock);
 	return rc;
 }
 
@@ -545,8 +537,8 @@ static void sp_wk_end(bool forever)
 	pthread_t t;
 	int join;
 
-	pthread_mutex_lock(&sp_wk_end_lock);
-	pthread_mutex_lock(&sp_wk.lock);
+	sp_real.mutex_lock(&sp_wk_end_lock);
+	sp_real.mutex_lock(&sp_wk.lock);
 	if (forever)
 		sp_wk.ready = 0;
 	join = sp_wk.joinable;
@@ -556,13 +548,13 @@ static void sp_wk_end(bool forever)
 		__atomic_store_n(&sp_wk.stop, 1, __ATOMIC_SEQ_CST);
 		sp_wk_poke();
 	}
-	pthread_mutex_unlock(&sp_wk.lock);
+	sp_real.mutex_unlock(&sp_wk.lock);
 	if (join)
 		pthread_join(t, NULL);
-	pthread_mutex_lock(&sp_wk.lock);
+	sp_real.mutex_lock(&sp_wk.lock);
 	__atomic_store_n(&sp_wk.stop, 0, __ATOMIC_SEQ_CST);
-	pthread_mutex_unlock(&sp_wk.lock);
-	pthread_mutex_unlock(&sp_wk_end_lock);
+	sp_real.mutex_unlock(&sp_wk.lock);
+	sp_real.mutex_unlock(&sp_wk_end_lock);
 	/* Nobody is left to keep the bound of a raise held past its wait
 	 * (sp_waiter.c): it ends now. A raised thread still waiting lowers
 	 * itself when its wait ends (no worker to bound it then). */
@@ -585,9 +577,9 @@ void sp_wk_stop(void)
  */
 void sp_wk_block(void)
 {
-	pthread_mutex_lock(&sp_wk.lock);
+	sp_real.mutex_lock(&sp_wk.lock);
 	sp_wk.blocked++;
-	pthread_mutex_unlock(&sp_wk.lock);
+	sp_real.mutex_unlock(&sp_wk.lock);
 	sp_wk_end(false);
 }
 
@@ -595,14 +587,14 @@ void sp_wk_unblock(void)
 {
 	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
 
-	pthread_mutex_lock(&sp_wk.lock);
+	sp_real.mutex_lock(&sp_wk.lock);
 	sp_wk.blocked--;
 	if (sp_wk.ready && !sp_wk.blocked && !sp_wk.running &&
 	    (__atomic_load_n(&sp_wk.kicked, __ATOMIC_SEQ_CST) || sp_core_needs_tick(core))) {
 		__atomic_store_n(&sp_wk.kicked, 1, __ATOMIC_SEQ_CST);
 		sp_wk_spawn_locked();
 	}
-	pthread_mutex_unlock(&sp_wk.lock);
+	sp_real.mutex_unlock(&sp_wk.lock);
 }
 
 int sp_wk_running(void)
