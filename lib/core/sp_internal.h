@@ -48,8 +48,8 @@ struct sp_task {
 	sp_atomic64_t refs;        /* active grants targeting this task */
 	/* Event counts, folded into the core at exit. The locks a task holds
 	 * are recorded on the locks (owner, reader slots), not here: a held
-	 * count kept per task cost two more locked instructions per
-	 * acquire+release (perf: a quarter of the path). */
+	 * count kept per task would cost two more locked instructions per
+	 * acquire+release. */
 	sp_atomic64_t acquires;
 	sp_atomic64_t releases;
 	/* 1 once a lock word named this task owner (sp_lock_set_owner): such

@@ -181,9 +181,9 @@ enum sp_act_mode sp_act_mode_now(void)
 }
 
 /* The time a logged call was made, taken before it: a thread that lowers
- * itself to nice 19 may not run again for tens of milliseconds, and a
- * time taken after its sched_setattr returned would date its restore that
- * late (which once read as a fast track outliving its lock). */
+ * itself to nice 19 may not run again for a long time, and a time taken
+ * after its sched_setattr returned would date its restore that late (a
+ * fast track that seems to outlive its lock). */
 static uint64_t sp_act_log_now(void)
 {
 	return sp_act.log_fd < 0 ? 0 : sp_rt_now_ns(NULL);
@@ -415,8 +415,7 @@ static struct sp_act_slot *sp_act_sync_locked(sp_tid_t tid, bool want)
  * thread never lowers its own priority with the lock held: a nice 19
  * thread is preempted the moment it does, and every thread that needs the
  * lock (a critical thread entering its wait, the worker) would then wait
- * for it to get a CPU again (measured: critical waits of 100-600 ms behind
- * readers that restored themselves under the lock). The entry stays,
+ * for it to get a CPU again. The entry stays,
  * marked, until it is done: if the thread is wanted boosted again
  * meanwhile, it boosts itself again from what it now has.
  */

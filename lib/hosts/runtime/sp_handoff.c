@@ -8,12 +8,8 @@
  * grant ended), keeps its CPU for a moment and, with a backlog (a periodic
  * thread behind its schedule), locks again before the woken critical
  * thread has run: its trylock finds the word free. The critical thread
- * finds it taken again, sleeps again, the new hold is fast-tracked again.
- * Seen with Debian's rt-app (`superpass run -c sp-ui -- rt-app
- * examples/workloads/mutex.json`, SUPERPASS_LOG): one nice 19 holder took
- * the lock back 17 times in a row, 10 ms, while the critical thread waited;
- * such runs had 90-150 grants for 62-68 blockings and one 10-17 ms wait,
- * the others grants = blockings and a maximum under 1.3 ms.
+ * finds it taken again, sleeps again, the new hold is fast-tracked again,
+ * as many times as the holder's backlog lasts.
  *
  * So while a critical thread waits for a mutex, a thread that is not
  * critical and takes it in a lock call gives it back at once and sleeps

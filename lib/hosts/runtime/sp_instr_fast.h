@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The uncontended lock paths, inline in sp_mutex_t / sp_rwlock_t and in the
- * interposer's wrappers: a call level less is a measurable share of a
- * lock+unlock that costs glibc about 7 ns (`superpass bench micro`). For
+ * interposer's wrappers: a call level less is a real share of a
+ * lock+unlock that costs glibc a handful of instructions. For
  * a default mutex and a read lock in a read phase the trylock itself is
  * inline (sp_glibc_locks.h); everything past it, and every other lock,
  * is out of line (sp_instr_mutex.c, sp_instr_rwlock.c), reached by tail

@@ -17,8 +17,8 @@
  *     while a critical thread waits, if we are fast-tracked), after glibc's
  *     unlock. Ending a fast track lowers the caller's priority, and the
  *     kernel may preempt it on the spot: doing that while the lock is still
- *     held would strand the lock with a low-priority owner (measured:
- *     hundreds of ms). The core clears the owner only if it is still the
+ *     held would strand the lock with a low-priority owner. The core
+ *     clears the owner only if it is still the
  *     caller, so a new owner that reported first is kept.
  * Recursive re-locks and errorcheck self-deadlocks produce no event: our
  * list, or glibc's owner field (sp_rt_mutex_owner in sp_rt.h), tells us

@@ -4,7 +4,7 @@
  *
  * The kernel host already works from the owner word plus contention only;
  * the userspace host does the same, so that an uncontended lock costs what
- * glibc costs (`superpass bench micro`):
+ * glibc costs:
  *
  *  - Mutexes and rwlock writers: glibc keeps the owner's tid in the lock
  *    word (__owner, __cur_writer); a waiter reads it when it blocks and the
@@ -101,7 +101,7 @@ static void sp_iw_membarrier(void)
 		__atomic_store_n(&sp_iw_mb, mb, __ATOMIC_RELAXED);
 	}
 	if (mb < 0 || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
-		sp_smp_mb(); /* the limit in the header comment */
+		sp_smp_mb(); /* in its place, with the limit in the header comment */
 }
 
 /* ---- the watch table ---- */
@@ -419,11 +419,10 @@ bool sp_iw_list_reported(const void *lock, enum sp_hold hold)
 
 /*
  * A reader queued in glibc's rdlock is handed the lock by the writer's
- * unlock, and then waits for a CPU before it can report it: at nice 19
- * behind busy CPUs, tens of milliseconds during which the critical writer,
+ * unlock, and then waits for a CPU before it can report it: at low
+ * priority behind busy CPUs, a long time during which the critical writer,
  * back for its next wrlock, waits for a reader the core knows only as a
- * waiter. Traced (`superpass bench -s rwlock --k 64`, sched_switch and
- * sched_wakeup): both ~52 ms waits of a 3 s run were exactly that. So the
+ * waiter. So the
  * reader lists the lock before it blocks, marked queued, and the waiter's
  * scan reports it as a reader when the lock is in a read phase (then
  * glibc has handed it the lock: sp_iw_scan_readers); the core treats a
@@ -515,7 +514,8 @@ bool sp_iw_wait_begins(struct sp_core *core, const void *lock, bool rwlock)
 	if (!critical && sp_task_boosted(core, sp_rt_self_state.tid) != 1)
 		return false;
 	/* Readers that check the table after this see it; the scan finds
-	 * the ones that entered before (sp_iw_scan_readers). */
+	 * the ones that entered before (sp_iw_scan_readers). Pairs with the
+	 * compiler barrier in sp_iw_read_acquired. */
 	if (sp_iw_watch(lock, sp_iw_now()))
 		sp_iw_membarrier();
 	return true;

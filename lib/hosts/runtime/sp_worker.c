@@ -56,7 +56,7 @@
  * Idle time before the worker exits. Long against the gaps between a
  * frame loop's critical waits (8.3 ms at 120 Hz, 16.7 ms at 60 Hz), so a
  * program that blocks every few frames keeps its worker and never pays the
- * thread creation (tens of microseconds) on a critical wait; short enough
+ * thread creation on a critical wait; short enough
  * that a burst of contention at start-up leaves no SCHED_FIFO thread
  * behind in a program that then runs for hours.
  */
@@ -123,16 +123,10 @@ static void sp_wk_poke(void)
 
 /*
  * A kick takes no lock while a worker runs: a store of kicked, then the
- * poke. Before this, the kick took the worker's mutex and signalled a
- * condition variable after unlocking it, and the worker re-took the mutex
- * on its way out of the wait; traced (`superpass record` of `superpass
- * bench -s mutex -p superpass`), the worker's return from the wait was two
- * futex calls and 10 us of the boost path. (Signalled under the lock, the
- * worker (SCHED_FIFO) woke, often on the kicker's own CPU, preempted the
- * kicker while it still held the lock, and blocked on it; the priority-
- * inheritance mutex then ran the kicker at the worker's priority and
- * dropped it back behind a nice 0 hog at the unlock: a critical writer
- * sat runnable for 8.7 ms before it reached glibc's wrlock.)
+ * poke. A mutex and condition variable would cost the worker two more
+ * futex calls on the boost path, and a worker woken under the kicker's
+ * lock would preempt the kicker, block on the lock and, through priority
+ * inheritance, leave the kicker behind other threads at the unlock.
  *
  * No worker exits unseen: the worker stores running = 0 and then reads
  * kicked; the kicker stores kicked and then reads running (both
@@ -163,8 +157,7 @@ void sp_wk_kick_queued(void)
  * When to kick. A fast track is awaited by a critical thread: kick at once,
  * even from inside the core (the thread that asks may be the nice 19
  * reader being fast-tracked, from its own acquire report, and would not
- * leave the core for a long time: measured, waits of 240-360 ms when this
- * kick waited for sp_rt_leave). Nobody waits for the restore of another
+ * leave the core for a long time). Nobody waits for the restore of another
  * thread: it is kicked on leaving the core, once per event. A thread's own
  * restore is not the worker's at all (see sp_wk_restore).
  */
@@ -238,13 +231,11 @@ int sp_wk_fast_track(void *ctx, sp_tid_t tid)
 /*
  * A thread whose own fast track ends (it released the lock) lowers itself,
  * on its way out of the core, before it returns to the application: left
- * to the worker, the restore lands tens of microseconds later, by when a
- * holder with a backlog is already in its next lock call at the fast
- * track's priority. Measured (`superpass bench -s rwlock`, K=4): such a
- * reader blocked behind the critical writer's short hold, was lowered to
- * nice 19 while it slept, and was then handed the read lock by glibc when
- * the writer released, a holder the core cannot see until it runs (it has
- * not reported yet): 75-320 ms waits, P99.9 200-320 ms against 80 ms.
+ * to the worker, the restore lands later, by when a holder with a backlog
+ * is already in its next lock call at the fast track's priority: a reader
+ * that then blocks behind the critical writer is lowered while it sleeps
+ * and handed the read lock by glibc at the writer's release, a holder the
+ * core cannot see until it runs.
  */
 int sp_wk_restore(void *ctx, sp_tid_t tid)
 {
@@ -324,7 +315,8 @@ static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy, bool
 
 	if (!busy) {
 		__atomic_store_n(&sp_wk.idle, 1, __ATOMIC_RELAXED);
-		/* Pairs with the fence in sp_wk_wait_started. */
+		/* Pairs with the fences in sp_wk_wait_started and
+		 * sp_wk_poke_bound. */
 		sp_smp_mb();
 		if (sp_core_needs_tick(core) || sp_wk_raise_pending())
 			__atomic_store_n(&sp_wk.kicked, 1, __ATOMIC_SEQ_CST); /* tick now */
@@ -438,11 +430,9 @@ static void *sp_wk_main(void *arg)
  * pthread_create for the worker. In SCHED_FIFO mode the thread is created
  * in SCHED_FIFO (glibc applies an explicit policy before the new thread
  * runs its first instruction), not left to raise itself in sp_wk_main: it
- * would start with its creator's policy, nice -10 or nice 19 in the
- * bench, and wait behind the CPU hogs before it could. Measured (`superpass
- * bench -s mutex`, sched_switch/sched_wakeup in tracefs): every critical
- * wait after a gap of more than SP_WK_IDLE_NS re-created the worker, which
- * then waited 1.3-4.9 ms for a CPU, the P99 of boost_us. Without the
+ * would start with its creator's policy, maybe nice 19, and wait behind
+ * the CPU hogs before it could, on the first critical wait after every
+ * idle exit. Without the
  * privilege (EPERM) it is created as before and sp_wk_main does what it can.
  */
 static int sp_wk_create(void)
