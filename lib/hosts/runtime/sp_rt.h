@@ -52,7 +52,9 @@
 struct sp_real_ops {
 	SP_REAL_OPS(SP_REAL_FIELD)
 };
-/* sp_real_libc.c (libsuperpass) or lib/hosts/preload/sp_real_next.c (interposer). */
+/* sp_real_libc.c (libsuperpass) or lib/hosts/preload/sp_real_next.c
+ * (interposer). The runtime's own mutexes call these too, never the
+ * exported pthread names, which the interposer wraps. */
 extern struct sp_real_ops sp_real;
 /* Fills sp_real if the build resolves it at run time; idempotent. */
 void sp_real_resolve(void);
@@ -78,8 +80,9 @@ extern SP_TLS struct sp_rt_thread sp_rt_self_state;
 #define SP_LEAVE_KICK 0x1u      /* queued actuator work: kick the worker */
 #define SP_LEAVE_RECONCILE 0x2u /* our own fast track ended: see sp_wk_restore */
 
-/* Entering the core: pthread calls made meanwhile (core locks, liburcu)
- * must reach libc directly, never the instrumented path. */
+/* Entering the core: lock calls of third-party code made meanwhile
+ * (liburcu's, stdio's) must reach libc directly, never the instrumented
+ * path, and actuator work queued meanwhile waits for sp_rt_leave. */
 static inline void sp_rt_enter(void)
 {
 	sp_rt_self_state.guard++;
