@@ -139,7 +139,7 @@ static bool sp_iw_watch(const void *lock, uint64_t now)
 		__atomic_store_n(&sp_iw_w[i].last_ns, now, __ATOMIC_RELAXED);
 		return false;
 	}
-	sp_real.mutex_lock(&sp_iw_lock);
+	sp_rt_lock(&sp_iw_lock);
 	for (uint32_t j = 0; j < SP_IW_WATCH; j++) {
 		if (!sp_iw_w[j].lock) {
 			victim = j;
@@ -153,7 +153,7 @@ static bool sp_iw_watch(const void *lock, uint64_t now)
 	__atomic_store_n(&sp_iw_w[victim].last_ns, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&sp_iw_w[victim].lock, (uintptr_t)lock, __ATOMIC_RELAXED);
 	sp_iw_recount();
-	sp_real.mutex_unlock(&sp_iw_lock);
+	sp_rt_unlock(&sp_iw_lock);
 	return true;
 }
 
@@ -161,13 +161,13 @@ static void sp_iw_unwatch(const void *lock)
 {
 	int i;
 
-	sp_real.mutex_lock(&sp_iw_lock);
+	sp_rt_lock(&sp_iw_lock);
 	i = sp_iw_watch_slot(lock);
 	if (i >= 0) {
 		__atomic_store_n(&sp_iw_w[i].lock, 0, __ATOMIC_RELAXED);
 		sp_iw_recount();
 	}
-	sp_real.mutex_unlock(&sp_iw_lock);
+	sp_rt_unlock(&sp_iw_lock);
 }
 
 void sp_iw_lock_destroyed(const void *lock)
@@ -181,11 +181,11 @@ void sp_iw_lock_destroyed(const void *lock)
 static void sp_iw_thread_exit(void *arg)
 {
 	(void)arg;
-	sp_real.mutex_lock(&sp_iw_lock);
+	sp_rt_lock(&sp_iw_lock);
 	for (uint32_t i = 0; i < SP_IW_THREADS; i++)
 		if (sp_iw_tab[i] == &sp_iw_self)
 			__atomic_store_n(&sp_iw_tab[i], NULL, __ATOMIC_RELAXED);
-	sp_real.mutex_unlock(&sp_iw_lock);
+	sp_rt_unlock(&sp_iw_lock);
 	sp_iw_self.reg = -1; /* later locks of this thread's destructors: not listed */
 	sp_iw_self.lim = 0;
 	sp_iw_self.fast = 0;
@@ -224,7 +224,7 @@ void sp_iw_register(void)
 	pthread_once(&sp_iw_once, sp_iw_make_key);
 	if (!sp_iw_key_ok || pthread_setspecific(sp_iw_key, (void *)1) != 0)
 		goto out;
-	sp_real.mutex_lock(&sp_iw_lock);
+	sp_rt_lock(&sp_iw_lock);
 	for (uint32_t i = 0; i < SP_IW_THREADS; i++) {
 		if (!sp_iw_tab[i]) {
 			__atomic_store_n(&sp_iw_tab[i], t, __ATOMIC_RELAXED);
@@ -233,7 +233,7 @@ void sp_iw_register(void)
 			break;
 		}
 	}
-	sp_real.mutex_unlock(&sp_iw_lock);
+	sp_rt_unlock(&sp_iw_lock);
 out:
 	t->fast = t->lim != 0 && sp_glibc_mutex_inline() ? ~t->gen : 0;
 	sp_rt_leave();
@@ -597,7 +597,7 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
 
 	if (!sp_iw_is_watched(lock))
 		return;
-	sp_real.mutex_lock(&sp_iw_lock);
+	sp_rt_lock(&sp_iw_lock);
 	n = sp_iw_scan_pass(core, want, want, got, 0);
 	if (sp_glibc_read_phase(lock))
 		n = sp_iw_scan_pass(core, want, want | SP_IW_QUEUED, got, n);
@@ -617,7 +617,7 @@ void sp_iw_scan_readers(struct sp_core *core, const void *lock)
 						 SP_HOLD_SHARED);
 		}
 	}
-	sp_real.mutex_unlock(&sp_iw_lock);
+	sp_rt_unlock(&sp_iw_lock);
 }
 
 /* A forked child runs with the runtime off (sp_runtime.c): nothing of the

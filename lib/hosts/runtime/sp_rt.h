@@ -17,6 +17,10 @@
 
 #include "sp_sched_attr.h"
 
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h> /* before the hidden region below */
+#endif
+
 /* Everything declared below is internal to the library (or the interposer):
  * hidden, so calls between our files are direct, not through the PLT. */
 #pragma GCC visibility push(hidden)
@@ -53,11 +57,44 @@ struct sp_real_ops {
 	SP_REAL_OPS(SP_REAL_FIELD)
 };
 /* sp_real_libc.c (libsuperpass) or lib/hosts/preload/sp_real_next.c
- * (interposer). The runtime's own mutexes call these too, never the
- * exported pthread names, which the interposer wraps. */
+ * (interposer). */
 extern struct sp_real_ops sp_real;
 /* Fills sp_real if the build resolves it at run time; idempotent. */
 void sp_real_resolve(void);
+
+/* ---- the runtime's own mutexes ---- */
+/* Through sp_real, never the exported names, which the interposer wraps.
+ * Inside the interposer under ThreadSanitizer, sp_real is glibc's, past
+ * libtsan's interceptors (libtsan is loaded first): so the order each
+ * lock gives is told to it here (a second telling where the interceptor
+ * saw the call too, which changes nothing). */
+#if defined(__SANITIZE_THREAD__)
+#define SP_RT_TSAN_ACQUIRE(m) __tsan_acquire(m)
+#define SP_RT_TSAN_RELEASE(m) __tsan_release(m)
+#else
+#define SP_RT_TSAN_ACQUIRE(m) ((void)(m))
+#define SP_RT_TSAN_RELEASE(m) ((void)(m))
+#endif
+
+static inline void sp_rt_lock(pthread_mutex_t *m)
+{
+	sp_real.mutex_lock(m);
+	SP_RT_TSAN_ACQUIRE(m);
+}
+
+static inline bool sp_rt_trylock(pthread_mutex_t *m)
+{
+	if (sp_real.mutex_trylock(m) != 0)
+		return false;
+	SP_RT_TSAN_ACQUIRE(m);
+	return true;
+}
+
+static inline void sp_rt_unlock(pthread_mutex_t *m)
+{
+	SP_RT_TSAN_RELEASE(m);
+	sp_real.mutex_unlock(m);
+}
 
 /* ---- per-thread state ---- */
 #define SP_RT_DIRECT_MAX 8

@@ -194,7 +194,7 @@ static bool sp_wt_raise_self(void)
 	hi.sched_nice = 0;
 	hi.sched_runtime = 0;
 	hi.sched_flags = SP_SCHED_FLAG_RESET_ON_FORK;
-	sp_real.mutex_lock(&sp_wt_raised.lock);
+	sp_rt_lock(&sp_wt_raised.lock);
 	for (i = 0; i < sp_wt_raised.slots; i++)
 		if (sp_wt_raised.slot[i].tid == 0)
 			break;
@@ -207,7 +207,7 @@ static bool sp_wt_raise_self(void)
 		__atomic_store_n(&s->tid, me, __ATOMIC_RELAXED);
 		ok = true;
 	}
-	sp_real.mutex_unlock(&sp_wt_raised.lock);
+	sp_rt_unlock(&sp_wt_raised.lock);
 	if (ok) {
 		sp_wt_my_slot = i;
 		sp_wt_my_raised = 1;
@@ -227,14 +227,14 @@ static void sp_wt_lower_self(void)
 	sp_wt_my_held = NULL;
 	if (!sp_wt_my_sliced)
 		sp_wt_my_saved_live = 0;
-	sp_real.mutex_lock(&sp_wt_raised.lock);
+	sp_rt_lock(&sp_wt_raised.lock);
 	s = &sp_wt_raised.slot[sp_wt_my_slot];
 	if (s->tid == me) {
 		__atomic_store_n(&s->tid, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->until, 0, __ATOMIC_RELAXED);
 		sp_wt_unraise(me, &sp_wt_my_saved, s->prio);
 	}
-	sp_real.mutex_unlock(&sp_wt_raised.lock);
+	sp_rt_unlock(&sp_wt_raised.lock);
 }
 
 void sp_wk_direct_end(struct sp_core *core)
@@ -279,13 +279,13 @@ void sp_wk_wait_done(const void *lock, bool acquired)
 		if (acquired && sp_wk_can_bound()) {
 			struct sp_wt_slot *s = &sp_wt_raised.slot[sp_wt_my_slot];
 
-			sp_real.mutex_lock(&sp_wt_raised.lock);
+			sp_rt_lock(&sp_wt_raised.lock);
 			if (s->tid == sp_rt_self_state.tid) {
 				__atomic_store_n(&s->until, sp_rt_now_ns(NULL) + SP_WT_HOLD_MAX_NS,
 						 __ATOMIC_RELAXED);
 				kept = true;
 			}
-			sp_real.mutex_unlock(&sp_wt_raised.lock);
+			sp_rt_unlock(&sp_wt_raised.lock);
 		}
 		if (kept) {
 			sp_wt_my_held = lock;
@@ -365,7 +365,7 @@ uint64_t sp_wk_bound_raised(uint64_t now)
 {
 	uint64_t next = 0;
 
-	sp_real.mutex_lock(&sp_wt_raised.lock);
+	sp_rt_lock(&sp_wt_raised.lock);
 	for (uint32_t i = 0; i < SP_WT_RAISED_MAX; i++) {
 		struct sp_wt_slot *s = &sp_wt_raised.slot[i];
 
@@ -379,7 +379,7 @@ uint64_t sp_wk_bound_raised(uint64_t now)
 			next = s->until;
 		}
 	}
-	sp_real.mutex_unlock(&sp_wt_raised.lock);
+	sp_rt_unlock(&sp_wt_raised.lock);
 	return next;
 }
 
@@ -409,9 +409,9 @@ uint32_t sp_wk_raise_slots(uint32_t n)
 		n = 1;
 	if (n > SP_WT_RAISED_MAX)
 		n = SP_WT_RAISED_MAX;
-	sp_real.mutex_lock(&sp_wt_raised.lock);
+	sp_rt_lock(&sp_wt_raised.lock);
 	was = sp_wt_raised.slots;
 	sp_wt_raised.slots = n;
-	sp_real.mutex_unlock(&sp_wt_raised.lock);
+	sp_rt_unlock(&sp_wt_raised.lock);
 	return was;
 }

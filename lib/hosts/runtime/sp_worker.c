@@ -140,10 +140,10 @@ static void sp_wk_kick(void)
 		sp_wk_poke();
 		return;
 	}
-	sp_real.mutex_lock(&sp_wk.lock);
+	sp_rt_lock(&sp_wk.lock);
 	if (!__atomic_load_n(&sp_wk.running, __ATOMIC_SEQ_CST))
 		sp_wk_spawn_locked(); /* on failure the next kick tries again */
-	sp_real.mutex_unlock(&sp_wk.lock);
+	sp_rt_unlock(&sp_wk.lock);
 	sp_wk_poke(); /* a worker that stayed after all */
 }
 
@@ -322,19 +322,19 @@ static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy, bool
 			__atomic_store_n(&sp_wk.kicked, 1, __ATOMIC_SEQ_CST); /* tick now */
 	}
 	if (idle_exit) {
-		sp_real.mutex_lock(&sp_wk.lock);
+		sp_rt_lock(&sp_wk.lock);
 		__atomic_store_n(&sp_wk.running, 0, __ATOMIC_SEQ_CST);
 		if (!__atomic_load_n(&sp_wk.kicked, __ATOMIC_SEQ_CST) &&
 		    !__atomic_load_n(&sp_wk.stop, __ATOMIC_SEQ_CST)) {
 			/* Still joinable: whoever creates the next one, or stops,
 			 * joins it, so it is gone before a set*id call. */
 			__atomic_store_n(&sp_wk.idle, 0, __ATOMIC_RELAXED);
-			sp_real.mutex_unlock(&sp_wk.lock);
+			sp_rt_unlock(&sp_wk.lock);
 			return false;
 		}
 		/* A kick came (it may not have seen running = 0 yet): stay. */
 		__atomic_store_n(&sp_wk.running, 1, __ATOMIC_SEQ_CST);
-		sp_real.mutex_unlock(&sp_wk.lock);
+		sp_rt_unlock(&sp_wk.lock);
 	}
 	w = __atomic_load_n(&sp_wk.fword, __ATOMIC_SEQ_CST);
 	if (!__atomic_exchange_n(&sp_wk.kicked, 0, __ATOMIC_SEQ_CST) &&
@@ -351,9 +351,9 @@ static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy, bool
 	__atomic_store_n(&sp_wk.idle, 0, __ATOMIC_RELAXED);
 	stop = __atomic_load_n(&sp_wk.stop, __ATOMIC_SEQ_CST);
 	if (stop) {
-		sp_real.mutex_lock(&sp_wk.lock);
+		sp_rt_lock(&sp_wk.lock);
 		__atomic_store_n(&sp_wk.running, 0, __ATOMIC_SEQ_CST);
-		sp_real.mutex_unlock(&sp_wk.lock);
+		sp_rt_unlock(&sp_wk.lock);
 	}
 	__atomic_add_fetch(&sp_wk.wakeups, 1, __ATOMIC_RELAXED);
 	return !stop;
@@ -489,7 +489,7 @@ int sp_wk_start(const struct sp_runtime_config *cfg)
 {
 	int rc = 0;
 
-	sp_real.mutex_lock(&sp_wk.lock);
+	sp_rt_lock(&sp_wk.lock);
 	if (sp_wk.ready)
 		goto out;
 	/* Allocated once and kept: the core may notify until it is destroyed,
@@ -511,7 +511,7 @@ int sp_wk_start(const struct sp_runtime_config *cfg)
 	sp_wk.ticks = sp_wk.wakeups = sp_wk.reconciles = sp_wk.rescans = 0;
 	sp_wk.ready = 1;
 out:
-	sp_real.mutex_unlock(&sp_wk.lock);
+	sp_rt_unlock(&sp_wk.lock);
 	return rc;
 }
 
@@ -527,8 +527,8 @@ static void sp_wk_end(bool forever)
 	pthread_t t;
 	int join;
 
-	sp_real.mutex_lock(&sp_wk_end_lock);
-	sp_real.mutex_lock(&sp_wk.lock);
+	sp_rt_lock(&sp_wk_end_lock);
+	sp_rt_lock(&sp_wk.lock);
 	if (forever)
 		sp_wk.ready = 0;
 	join = sp_wk.joinable;
@@ -538,13 +538,13 @@ static void sp_wk_end(bool forever)
 		__atomic_store_n(&sp_wk.stop, 1, __ATOMIC_SEQ_CST);
 		sp_wk_poke();
 	}
-	sp_real.mutex_unlock(&sp_wk.lock);
+	sp_rt_unlock(&sp_wk.lock);
 	if (join)
 		pthread_join(t, NULL);
-	sp_real.mutex_lock(&sp_wk.lock);
+	sp_rt_lock(&sp_wk.lock);
 	__atomic_store_n(&sp_wk.stop, 0, __ATOMIC_SEQ_CST);
-	sp_real.mutex_unlock(&sp_wk.lock);
-	sp_real.mutex_unlock(&sp_wk_end_lock);
+	sp_rt_unlock(&sp_wk.lock);
+	sp_rt_unlock(&sp_wk_end_lock);
 	/* Nobody is left to keep the bound of a raise held past its wait
 	 * (sp_waiter.c): it ends now. A raised thread still waiting lowers
 	 * itself when its wait ends (no worker to bound it then). */
@@ -567,9 +567,9 @@ void sp_wk_stop(void)
  */
 void sp_wk_block(void)
 {
-	sp_real.mutex_lock(&sp_wk.lock);
+	sp_rt_lock(&sp_wk.lock);
 	sp_wk.blocked++;
-	sp_real.mutex_unlock(&sp_wk.lock);
+	sp_rt_unlock(&sp_wk.lock);
 	sp_wk_end(false);
 }
 
@@ -577,14 +577,14 @@ void sp_wk_unblock(void)
 {
 	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
 
-	sp_real.mutex_lock(&sp_wk.lock);
+	sp_rt_lock(&sp_wk.lock);
 	sp_wk.blocked--;
 	if (sp_wk.ready && !sp_wk.blocked && !sp_wk.running &&
 	    (__atomic_load_n(&sp_wk.kicked, __ATOMIC_SEQ_CST) || sp_core_needs_tick(core))) {
 		__atomic_store_n(&sp_wk.kicked, 1, __ATOMIC_SEQ_CST);
 		sp_wk_spawn_locked();
 	}
-	sp_real.mutex_unlock(&sp_wk.lock);
+	sp_rt_unlock(&sp_wk.lock);
 }
 
 int sp_wk_running(void)
