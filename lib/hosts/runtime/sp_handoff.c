@@ -45,7 +45,7 @@
 #include <unistd.h>
 
 #include "sp_handoff.h"
-#include "sp_instr_watch.h"
+#include "sp_instr_holds.h"
 #include "sp_os.h"
 
 #define SP_HO_SLOTS 16u

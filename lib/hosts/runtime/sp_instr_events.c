@@ -8,7 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 
-#include "sp_instr_watch.h"
+#include "sp_instr_holds.h"
 
 static inline struct sp_core *sp_ev_core(void)
 {

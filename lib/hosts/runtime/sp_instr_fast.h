@@ -15,7 +15,7 @@
 #include <errno.h>
 
 #include "sp_glibc_locks.h"
-#include "sp_instr_watch.h"
+#include "sp_instr_holds.h"
 
 #pragma GCC visibility push(hidden)
 

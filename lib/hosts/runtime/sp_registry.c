@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sp_instr_watch.h"
+#include "sp_instr_holds.h"
 #include "sp_rt.h"
 
 #define SP_REG_SLOTS 1024u
