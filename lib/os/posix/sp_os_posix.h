@@ -180,8 +180,6 @@ typedef struct {
 	uint32_t state;
 } sp_os_lock_t;
 
-#define SP_OS_LOCK_INIT { 0 }
-
 /* Contended: sleeps until the lock is ours (sp_os_posix.c). */
 void sp_os_lock_wait(sp_os_lock_t *l, uint32_t seen);
 
