@@ -42,7 +42,7 @@ test_build() {
 # the other boot). A boot's figures are benchmark output, never asserted.
 t0=$(date +%s)
 
-# SUPERPASS_DEBUG_CHECKS: a failed SP_VERIFY (a count below zero, a
+# SUPERPASS_DEBUG_CHECKS: a failed SP_ASSERT (a count below zero, a
 # broken invariant) aborts the test instead of printing and going on.
 stage "plain build"
 configure_build plain -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERPASS_DEBUG_CHECKS=ON

@@ -83,11 +83,14 @@ fail:
 void sp_core_destroy(struct sp_core *core)
 {
 	struct sp_grant_match all = { 0 };
+	struct sp_stats st;
 
 	if (!core)
 		return;
 	/* Nothing may stay fast-tracked once the core is gone. */
 	sp_grants_end_matching(core, &all, SP_END_EXIT);
+	sp_core_stats(core, &st);
+	sp_core_report_boosts(&st);
 	sp_core_free(core);
 }
 

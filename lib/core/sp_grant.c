@@ -124,8 +124,10 @@ void sp_task_apply(struct sp_core *core, struct sp_task *t, sp_tid_t tid)
 		 * one reads 0 and they apply themselves. This full barrier
 		 * (store "applying", then load under the lock) is not needed
 		 * for that; it keeps the look-again from depending on the
-		 * lock's implementation (a lock-free fast path that did not
-		 * order a prior store before its acquire would break it). */
+		 * lock's implementation (an acquire compare-and-swap, as
+		 * sp_os_lock's on arm64, does not order a prior store before
+		 * it). It pairs with their boost_lock section, which precedes
+		 * their cmpxchg. */
 		sp_smp_mb();
 		if (!sp_task_pending(t, &want))
 			return;

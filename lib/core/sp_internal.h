@@ -48,8 +48,8 @@ struct sp_task {
 	sp_atomic64_t refs;        /* active grants targeting this task */
 	/* Event counts, folded into the core at exit. The locks a task holds
 	 * are recorded on the locks (owner, reader slots), not here: a held
-	 * count kept per task cost two more locked instructions per
-	 * acquire+release (perf: a quarter of the path). */
+	 * count kept per task would cost two more locked instructions per
+	 * acquire+release. */
 	sp_atomic64_t acquires;
 	sp_atomic64_t releases;
 	/* 1 once a lock word named this task owner (sp_lock_set_owner): such
@@ -246,5 +246,11 @@ void sp_task_set_block_start(struct sp_core *core, struct sp_task *t, uint64_t s
 
 /* ---- statistics (sp_stats.c) ---- */
 void sp_stats_record_blocking(struct sp_core *core, uint64_t ns);
+/* The boost invariant, checked at destruction (sp_core_destroy) from a
+ * snapshot: fast_tracks == restores + boosted_now, and boosted_now == 0
+ * once every grant ended. Reported (SP_REPORT), never asserted: a broken
+ * count is a bug to hear about, not a reason to stop a program or a
+ * module's unload. Returns how many reports it made. */
+int sp_core_report_boosts(const struct sp_stats *st);
 
 #endif /* SP_INTERNAL_H */

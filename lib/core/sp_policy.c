@@ -121,11 +121,9 @@ void sp_policy_on_acquire(struct sp_core *core, sp_tid_t holder, struct sp_lock 
 		 * (a reader queued in glibc, reported by a scan): it waits for
 		 * nothing through this lock, as the walk holds
 		 * (sp_graph_walk.c), and a grant made in its name would end
-		 * with its wait. Seen (SUPERPASS_LOG of `superpass bench -s
-		 * rwlock --k 64`, with the actuator's caller): of two such
-		 * readers, the first to wake ended the other's only grant,
-		 * which ran its section at nice 19 until the tick's walk 1.5 ms
-		 * later; the writer waited 2.1 ms. */
+		 * with its wait: of two such readers, the first to wake would
+		 * end the other's only grant, leaving it unboosted until the
+		 * tick's walk. */
 		if (sp_atomic_load_acquire(&l->owner) == u || sp_tracker_contains(&l->readers, u))
 			continue;
 		n = sp_origins_of(core, u, ut, origins);

@@ -72,3 +72,17 @@ void sp_core_stats(struct sp_core *core, struct sp_stats *out)
 	out->locks_now = sp_table_live(&core->lock_index);
 	out->grants_now = sp_atomic_load(&core->grants_active);
 }
+
+int sp_core_report_boosts(const struct sp_stats *st)
+{
+	int n = 0;
+
+	n += SP_REPORT(st->fast_tracks != st->restores + st->boosted_now,
+		       "boost counts do not add up: fast_tracks %llu != restores %llu + "
+		       "boosted_now %llu",
+		       (unsigned long long)st->fast_tracks, (unsigned long long)st->restores,
+		       (unsigned long long)st->boosted_now);
+	n += SP_REPORT(st->boosted_now != 0, "%llu tasks still fast-tracked after the last restore",
+		       (unsigned long long)st->boosted_now);
+	return n;
+}

@@ -17,11 +17,19 @@
  *                (relaxed, returns the new value), sp_atomic_cmpxchg (true
  *                on success; a full barrier on success only: a failed one
  *                orders nothing, as the kernel's atomic64_try_cmpxchg),
- *                sp_atomic_xchg (full barrier), sp_smp_mb(). Every
- *                sp_smp_mb() in lib/core names what it pairs with.
+ *                sp_atomic_xchg (full barrier), sp_smp_mb(),
+ *                sp_smp_mb__after_atomic() (a full barrier after an atomic
+ *                read-modify-write: free where that already is one, as on
+ *                x86). Every barrier in lib/ names what it pairs with.
  *   locks        sp_os_lock_t: a short, non-sleeping critical section that
  *                is safe in every context the core runs in. sp_os_lock_init,
- *                sp_os_lock_destroy, sp_os_lock, sp_os_unlock
+ *                sp_os_lock_destroy, sp_os_lock, sp_os_unlock. In userspace
+ *                a futex mutex of its own, never pthread_mutex_lock (which
+ *                our interposer wraps); userspace hosts may use it too.
+ *   futex        userspace only: sp_os_futex(word, op, val, ts, val3),
+ *                sp_os_futex_wait(word, val), sp_os_futex_wake(word, n),
+ *                made without libc's syscall() (which an interposer may
+ *                wrap); a negative errno on failure.
  *   RCU          sp_rcu_read_lock / sp_rcu_read_unlock (never sleep, nest),
  *                sp_rcu_synchronize (sleeps; reclaim only)
  *   time         sp_os_now_ns(): a monotonic clock for hosts (the core itself
@@ -32,12 +40,16 @@
  *   preemption   sp_os_nopreempt_begin / _end: a section that others may
  *                busy-wait on; in the kernel it must not be preempted
  *                (userspace cannot forbid it: no-ops there)
- *   checks       SP_VERIFY(cond), SP_VERIFY3U(a, op, b): an invariant that
+ *   checks       SP_ASSERT(cond), SP_ASSERT3U(a, op, b): a debug check that
  *                prints the expression and both operands when it fails
- *                (OpenZFS VERIFY3U). The kernel warns once and goes on;
+ *                (OpenZFS ASSERT3U). The kernel warns once and goes on;
  *                userspace aborts in SUPERPASS_DEBUG_CHECKS builds (tests,
- *                Debug) and counts nothing otherwise. sp_atomic_dec_checked
- *                decrements a count that must not go below zero.
+ *                Debug) and prints and goes on otherwise.
+ *                SP_REPORT(cond, fmt, ...): an always-on check that never
+ *                stops anything: when @cond holds, the kernel warns once
+ *                per call site, userspace prints one line "superpass: ..."
+ *                on stderr; yields @cond. sp_atomic_dec_checked decrements
+ *                a count that must not go below zero.
  */
 #ifndef SP_OS_H
 #define SP_OS_H
@@ -56,7 +68,7 @@
 		uint64_t __sp_was = sp_atomic_add((a), (uint64_t)-1) + 1;               \
 		if (sp_unlikely(__sp_was == 0))                                         \
 			sp_atomic_add((a), 1);                                          \
-		SP_VERIFY3U(__sp_was, >, 0);                                            \
+		SP_ASSERT3U(__sp_was, >, 0);                                            \
 		__sp_was ? __sp_was - 1 : 0;                                            \
 	})
 

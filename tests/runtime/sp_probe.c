@@ -44,24 +44,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sp_test_attr.h"
+
 extern char **environ;
 /* glibc's; only libcap's header declares it. */
 int capset(cap_user_header_t hdrp, const cap_user_data_t datap);
-
-struct attr {
-	uint32_t size, policy;
-	uint64_t flags;
-	int32_t nice;
-	uint32_t prio;
-	uint64_t rt, dl, per;
-	uint32_t umin, umax;
-};
-
-static void get(struct attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	syscall(SYS_sched_getattr, 0, a, (unsigned)sizeof(*a), 0u);
-}
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 /* The holder says it holds m through a semaphore, which the interposer
@@ -105,9 +92,9 @@ static int workers(void)
 
 static int report(const char *was_boosted)
 {
-	struct attr a;
+	struct sp_test_attr a;
 
-	get(&a);
+	sp_test_get_attr(&a);
 	printf("report policy=%u nice=%d prio=%u flags=%llx\n", a.policy, a.nice, a.prio,
 	       (unsigned long long)a.flags);
 	return atoi(was_boosted) == 1 && a.policy == SCHED_OTHER && a.nice == 19 ? 0 : 1;
@@ -174,17 +161,17 @@ static int child_rc = -1;
 
 static void *holder(void *arg)
 {
-	struct attr b, a;
+	struct sp_test_attr b, a;
 	int boosted = 0;
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "holder");
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-	get(&b);
+	sp_test_get_attr(&b);
 	pthread_mutex_lock(&m);
 	sem_post(&held);
 	for (int i = 0; i < polls && !boosted; i++) {
-		get(&a);
+		sp_test_get_attr(&a);
 		boosted = a.policy != b.policy || a.nice != b.nice;
 		if (!boosted)
 			nap();

@@ -21,20 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-struct attr {
-	uint32_t size, policy;
-	uint64_t flags;
-	int32_t nice;
-	uint32_t prio;
-	uint64_t rt, dl, per;
-	uint32_t umin, umax;
-};
-
-static int get(struct attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	return (int)syscall(SYS_sched_getattr, 0, a, (unsigned)sizeof(*a), 0u);
-}
+#include "sp_test_attr.h"
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
@@ -61,13 +48,13 @@ static void wait_ready(int n)
 }
 
 /* Polls until SCHED_FIFO (or a nicer nice), bounded. */
-static int wait_boost(const struct attr *before)
+static int wait_boost(const struct sp_test_attr *before)
 {
 	struct timespec ts = { 0, 100000 };
-	struct attr a;
+	struct sp_test_attr a;
 
 	for (int i = 0; i < max_polls; i++) {
-		get(&a);
+		sp_test_get_attr(&a);
 		if (a.policy != before->policy || a.nice != before->nice)
 			return 1;
 		nanosleep(&ts, NULL);
@@ -78,12 +65,12 @@ static int wait_boost(const struct attr *before)
 /* The boost may be withdrawn by the thread that granted it a moment after
  * our release (the core validates a new grant after publishing it), so
  * "restored" means: back to the exact attributes, within a bounded wait. */
-static void wait_restored(const struct attr *b, struct attr *a)
+static void wait_restored(const struct sp_test_attr *b, struct sp_test_attr *a)
 {
 	struct timespec ts = { 0, 100000 };
 
 	for (int i = 0; i < 30000; i++) {
-		get(a);
+		sp_test_get_attr(a);
 		if (a->policy == b->policy && a->nice == b->nice && a->prio == b->prio &&
 		    a->flags == b->flags)
 			return;
@@ -91,7 +78,7 @@ static void wait_restored(const struct attr *b, struct attr *a)
 	}
 }
 
-static void report(const char *who, int boosted, const struct attr *b, const struct attr *a)
+static void report(const char *who, int boosted, const struct sp_test_attr *b, const struct sp_test_attr *a)
 {
 	int restored = a->policy == b->policy && a->nice == b->nice && a->prio == b->prio &&
 		       a->flags == b->flags;
@@ -109,13 +96,13 @@ static void report(const char *who, int boosted, const struct attr *b, const str
 
 static void *holder(void *arg)
 {
-	struct attr b, a;
+	struct sp_test_attr b, a;
 	int boosted;
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "holder");
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-	get(&b);
+	sp_test_get_attr(&b);
 	pthread_mutex_lock(&m);
 	ready();
 	boosted = wait_boost(&b);
@@ -127,13 +114,13 @@ static void *holder(void *arg)
 
 static void *reader(void *arg)
 {
-	struct attr b, a;
+	struct sp_test_attr b, a;
 	int boosted;
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "reader");
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-	get(&b);
+	sp_test_get_attr(&b);
 	pthread_rwlock_rdlock(&rw);
 	ready();
 	boosted = wait_boost(&b);

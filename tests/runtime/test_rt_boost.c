@@ -195,6 +195,18 @@ static void run_holder(struct holder *h)
 	assert_int_equal(sp_thread_set_critical(false), 0);
 }
 
+/* A new mutex (@flags) held by one nice 19 holder for the critical caller,
+ * in a runtime the caller started: the holder was boosted and nothing stays
+ * boosted; the runtime's statistics after it in @st. */
+static void run_boosted_mutex(struct holder *h, int flags, struct sp_runtime_stats *st)
+{
+	assert_int_equal(sp_mutex_init(h->m, flags), 0);
+	run_holder(h);
+	assert_true(h->boosted);
+	assert_int_equal(sp_runtime_stats(st), 0);
+	assert_int_equal(st->act_boosted_now, 0);
+}
+
 /* One nice 19 holder of a new mutex, boosted for the critical caller
  * (SCHED_FIFO priority 1), then released; every fast track is restored. */
 static void run_boosted_holder(struct holder *h)
@@ -202,15 +214,11 @@ static void run_boosted_holder(struct holder *h)
 	struct sp_runtime_stats st;
 
 	assert_int_equal(sp_start(4, 0), 0);
-	assert_int_equal(sp_mutex_init(h->m, 0), 0);
-	run_holder(h);
-	assert_true(h->boosted);
+	run_boosted_mutex(h, 0, &st);
 	assert_int_equal(h->during.sched_policy, SCHED_FIFO);
 	assert_int_equal(h->during.sched_priority, 1);
-	assert_int_equal(sp_runtime_stats(&st), 0);
 	assert_true(st.act_fast_tracks >= 1);
 	assert_int_equal(st.act_fast_tracks, st.act_restores);
-	assert_int_equal(st.act_boosted_now, 0);
 	assert_int_equal(st.core.boosted_now, 0);
 	assert_int_equal(sp_mutex_destroy(h->m), 0);
 }
@@ -384,16 +392,12 @@ static void test_application_change_wins(void **state)
 
 	(void)state;
 	assert_int_equal(sp_start(4, 0), 0);
-	assert_int_equal(sp_mutex_init(&m, 0), 0);
-	run_holder(&h);
-	assert_true(h.boosted);
+	run_boosted_mutex(&h, 0, &st);
 	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
 	assert_int_equal(h.after.sched_policy, SCHED_OTHER);
 	assert_int_equal(h.after.sched_nice, 10); /* theirs, not our saved 19 */
-	assert_int_equal(sp_runtime_stats(&st), 0);
 	assert_int_equal(st.act_overridden, 1);
 	assert_int_equal(st.act_fast_tracks, st.act_restores);
-	assert_int_equal(st.act_boosted_now, 0);
 	assert_int_equal(sp_mutex_destroy(&m), 0);
 }
 
@@ -409,13 +413,9 @@ static void test_unreported_owner_boosted(void **state)
 
 	(void)state;
 	assert_int_equal(sp_start(4, 0), 0);
-	assert_int_equal(sp_mutex_init(&m, 0), 0);
-	run_holder(&h);
-	assert_true(h.boosted);
+	run_boosted_mutex(&h, 0, &st);
 	assert_int_equal(h.during.sched_policy, SCHED_FIFO);
 	assert_true(sp_sched_attr_same(&h.after, &h.before));
-	assert_int_equal(sp_runtime_stats(&st), 0);
-	assert_int_equal(st.act_boosted_now, 0);
 	assert_int_equal(sp_mutex_destroy(&m), 0);
 }
 
@@ -627,15 +627,11 @@ static void test_budget_expiry(void **state)
 
 	(void)state;
 	assert_int_equal(sp_start(4, 5 * 1000 * 1000), 0);
-	assert_int_equal(sp_mutex_init(&m, 0), 0);
-	run_holder(&h);
-	assert_true(h.boosted);
+	run_boosted_mutex(&h, 0, &st);
 	/* the worker's tick ended the boost while the holder still held the lock */
 	assert_true(h.restored_before_unlock);
 	assert_true(sp_sched_attr_same(&h.after, &h.before));
-	assert_int_equal(sp_runtime_stats(&st), 0);
 	assert_true(st.core.expiries >= 1);
-	assert_int_equal(st.act_boosted_now, 0);
 	assert_int_equal(sp_mutex_destroy(&m), 0);
 }
 
@@ -655,12 +651,8 @@ static void test_exit_while_boosted(void **state)
 		skip();
 	}
 	assert_int_equal(sp_start(4, 0), 0);
-	assert_int_equal(sp_mutex_init(&m, SP_MUTEX_NORMAL | SP_MUTEX_ROBUST), 0);
-	run_holder(&h);
-	assert_true(h.boosted);
+	run_boosted_mutex(&h, SP_MUTEX_NORMAL | SP_MUTEX_ROBUST, &st);
 	assert_int_equal(sp_tid_fast_tracked((sp_tid_t)h.tid), 0);
-	assert_int_equal(sp_runtime_stats(&st), 0);
-	assert_int_equal(st.act_boosted_now, 0);
 	assert_int_equal(st.act_fast_tracks, st.act_restores);
 	assert_int_equal(st.core.boosted_now, 0);
 	assert_int_equal(sp_mutex_destroy(&m), 0);

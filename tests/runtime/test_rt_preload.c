@@ -21,21 +21,8 @@
 
 #include <cmocka.h>
 
+#include "sp_test_run.h"
 #include "sp_test_util.h"
-
-static char *slurp(const char *path)
-{
-	static char buf[65536];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	return buf;
-}
 
 static long json_num(const char *json, const char *key)
 {
@@ -52,31 +39,13 @@ static long json_num(const char *json, const char *key)
 static int run_preloaded(char *const argv[], char *const extra[], char *out, size_t cap)
 {
 	char preload[1024];
-	int pipefd[2], status;
-	pid_t pid;
-	ssize_t n, total = 0;
+	char *envp[7] = { preload, "SUPERPASS_CRITICAL=main" };
+	int status;
 
 	sp_test_preload_env(preload, sizeof(preload), SP_SAN_RUNTIME, SP_PRELOAD_PATH);
-	assert_int_equal(pipe(pipefd), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char *envp[7] = { preload, "SUPERPASS_CRITICAL=main" };
-
-		for (int i = 0; i < 4 && extra && extra[i]; i++)
-			envp[2 + i] = extra[i];
-		dup2(pipefd[1], STDOUT_FILENO);
-		dup2(pipefd[1], STDERR_FILENO);
-		close(pipefd[0]);
-		execve(argv[0], argv, envp);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	while ((n = read(pipefd[0], out + total, cap - 1 - (size_t)total)) > 0)
-		total += n;
-	out[total] = 0;
-	close(pipefd[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	for (int i = 0; i < 4 && extra && extra[i]; i++)
+		envp[2 + i] = extra[i];
+	status = sp_test_run_captured(argv, envp, out, cap);
 	printf("%s", out);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
@@ -124,7 +93,7 @@ static void test_unmodified_program_boosted_and_restored(void **state)
 	/* the victim saw its three holders boosted and restored */
 	assert_non_null(strstr(out, "holder tid="));
 	assert_non_null(strstr(out, "failures=0"));
-	json = slurp(stats);
+	json = sp_test_slurp(stats, 0);
 	assert_non_null(json);
 	printf("%s", json ? json : "");
 	assert_non_null(strstr(json, "\"mode\": \"fifo\""));
@@ -133,7 +102,7 @@ static void test_unmodified_program_boosted_and_restored(void **state)
 	assert_int_equal(json_num(json, "act_boosted_now"), 0);
 	assert_int_equal(json_num(json, "boosted_now"), 0);
 	assert_true(json_num(json, "blockings") >= 2);
-	lg = slurp(log);
+	lg = sp_test_slurp(log, 0);
 	assert_non_null(lg);
 	printf("%s", lg ? lg : "");
 	assert_non_null(strstr(lg, "fast_track"));
@@ -154,7 +123,7 @@ static void test_observe_mode_boosts_nobody(void **state)
 	close(fd2);
 	/* nobody boosted: the victim reports failure after its bounded wait */
 	assert_int_equal(run_victim("500", "SUPERPASS_MODE=observe", stats, log, out, sizeof(out)), 1);
-	json = slurp(stats);
+	json = sp_test_slurp(stats, 0);
 	assert_non_null(json);
 	assert_non_null(strstr(json, "\"mode\": \"observe\""));
 	assert_true(json_num(json, "blockings") >= 2);

@@ -26,6 +26,7 @@
 
 #include <cmocka.h>
 
+#include "sp_test_run.h"
 #include "sp_test_util.h"
 
 #define OUT_CAP 65536
@@ -52,9 +53,7 @@ static int run(char *const argv[], char *const env_in[])
 	static char tsan[1200];
 	char *env[16];
 	size_t ne = 0;
-	int pipefd[2], status;
-	ssize_t n, total = 0;
-	pid_t pid;
+	int status;
 
 	while (env_in[ne] && ne < 14) {
 		env[ne] = env_in[ne];
@@ -65,22 +64,7 @@ static int run(char *const argv[], char *const env_in[])
 		env[ne++] = tsan;
 	}
 	env[ne] = NULL;
-	assert_int_equal(pipe(pipefd), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(pipefd[1], STDOUT_FILENO);
-		dup2(pipefd[1], STDERR_FILENO);
-		close(pipefd[0]);
-		execve(argv[0], argv, env);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	while ((n = read(pipefd[0], out + total, OUT_CAP - 1 - (size_t)total)) > 0)
-		total += n;
-	out[total] = 0;
-	close(pipefd[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	status = sp_test_run_captured(argv, env, out, OUT_CAP);
 	printf("--- %s %s: %s", argv[0], argv[1] ? argv[1] : "", out);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -103,20 +87,6 @@ static int count(const char *hay, const char *needle)
 	for (const char *p = hay; (p = strstr(p, needle)); p++)
 		n++;
 	return n;
-}
-
-static char *slurp(const char *path)
-{
-	static char buf[OUT_CAP];
-	int fd = open(path, O_RDONLY | O_NOFOLLOW);
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	return buf;
 }
 
 static void put(const char *path, const char *text, uid_t owner, mode_t mode)
@@ -217,7 +187,7 @@ static void test_secure_mode_takes_nothing_from_environment(void **state)
 	assert_non_null(strstr(out, "secure=1"));
 	assert_non_null(strstr(out, "boosted=0")); /* SUPERPASS_CRITICAL ignored */
 	assert_int_equal(count(out, "secure-execution mode"), 1);
-	s = slurp(secret);
+	s = sp_test_slurp(secret, O_NOFOLLOW);
 	assert_string_equal(s ? s : "(gone)", "root's\n");
 	assert_int_equal(stat(secret, &st), 0);
 	assert_int_equal(st.st_uid, 0);
@@ -231,10 +201,10 @@ static void test_secure_mode_takes_nothing_from_environment(void **state)
 	assert_non_null(strstr(out, "secure=0"));
 	assert_non_null(strstr(out, "boosted=1"));
 	assert_int_equal(count(out, "secure-execution mode"), 0);
-	s = slurp(stats);
+	s = sp_test_slurp(stats, O_NOFOLLOW);
 	assert_non_null(s);
 	assert_non_null(strstr(s, "\"act_fast_tracks\": "));
-	s = slurp(log2);
+	s = sp_test_slurp(log2, O_NOFOLLOW);
 	assert_non_null(s);
 	assert_non_null(strstr(s, "prio=50")); /* SUPERPASS_PRIO taken */
 }
@@ -393,7 +363,7 @@ static void test_files_never_through_links_or_foreign(void **state)
 	snprintf(e_stats, sizeof(e_stats), "SUPERPASS_STATS=%s", link);
 	snprintf(e_log, sizeof(e_log), "SUPERPASS_LOG=%s", link);
 	assert_int_equal(run_preloaded(argv, e_stats, e_log, NULL, NULL), 0);
-	assert_string_equal(slurp(target), "keep\n");
+	assert_string_equal(sp_test_slurp(target, O_NOFOLLOW), "keep\n");
 	assert_int_equal(lstat(link, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
 	assert_true(count(out, "symbolic link") >= 2);
@@ -403,7 +373,7 @@ static void test_files_never_through_links_or_foreign(void **state)
 	snprintf(e_stats, sizeof(e_stats), "SUPERPASS_STATS=%s", foreign);
 	snprintf(e_log, sizeof(e_log), "SUPERPASS_LOG=%s", foreign);
 	assert_int_equal(run_preloaded(argv, e_stats, e_log, NULL, NULL), 0);
-	assert_string_equal(slurp(foreign), "nobody's\n");
+	assert_string_equal(sp_test_slurp(foreign, O_NOFOLLOW), "nobody's\n");
 	assert_true(count(out, "belongs to uid 65534") >= 2);
 
 	/* A %p path: a new regular file, mode 0600, nothing left beside it. */
@@ -414,7 +384,7 @@ static void test_files_never_through_links_or_foreign(void **state)
 	assert_int_equal(lstat(made, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0600);
-	s = slurp(made);
+	s = sp_test_slurp(made, O_NOFOLLOW);
 	assert_non_null(s);
 	assert_non_null(strstr(s, "\"blocking_ns\""));
 	assert_int_equal(count_entries("sp-", NULL, NULL, 0), 1); /* no temporary left */

@@ -6,10 +6,11 @@
  *
  * Every pthread mutex/rwlock call of the program lands here and goes through
  * the same instrumentation as sp_mutex_t/sp_rwlock_t (lib/hosts/runtime), which
- * calls the real glibc function and reports the event to the core. Calls
- * made while the runtime itself is running (the core's locks, liburcu,
- * stdio in the stats writer) see the thread-local guard and go straight to
- * glibc. pthread_cond_*wait are wrapped too: they release and retake the
+ * calls the real glibc function and reports the event to the core. The
+ * library's own locks never come here (sp_os_lock is a futex lock, the
+ * runtime's mutexes call sp_real); third-party calls made while the runtime
+ * runs (liburcu, stdio in the stats writer) see the thread-local guard and
+ * go straight to glibc. pthread_cond_*wait are wrapped too: they release and retake the
  * mutex inside glibc, which the graph must know about. The exec family and
  * posix_spawn (sp_preload_exec.c) and the credential calls
  * (sp_preload_creds.c) are wrapped too, so that no fast track outlives the

@@ -7,8 +7,7 @@
  * process if one of them fails. Capabilities are per thread: a worker
  * thread created before the program ran capset, or set PR_SET_KEEPCAPS in
  * one thread only (setpriv does both), may be refused a change the calling
- * thread may make (measured: `setpriv --reuid=65534 --regid=65534
- * --clear-groups true` died with SIGABRT under the interposer). And
+ * thread may make, and glibc then aborts the process. And
  * unshare(CLONE_NEWUSER) requires a single-threaded process.
  *
  * So around each of these calls the worker thread goes and none is

@@ -17,8 +17,8 @@
  *
  * posix_spawn runs the new program in a child clone of the calling
  * thread. SCHED_RESET_ON_FORK (which every SCHED_FIFO fast track sets)
- * starts that child at SCHED_OTHER but nice 0, not at the thread's own nice
- * (measured: a nice 19 holder's spawned child ran at nice 0), and a
+ * starts that child at SCHED_OTHER but nice 0, not at the thread's own
+ * nice, and a
  * boosted nice value has no such flag at all. So a thread that is
  * fast-tracked ends its boost before it spawns, as before an exec. A fork
  * child is put back by the runtime's atfork handler (sp_act_atfork_child).

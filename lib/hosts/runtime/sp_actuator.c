@@ -157,7 +157,7 @@ int sp_act_setup(const struct sp_runtime_config *cfg)
 {
 	if (cfg->fifo_prio < 1 || cfg->fifo_prio > 98)
 		return -EINVAL;
-	pthread_mutex_lock(&sp_act.lock);
+	sp_rt_lock(&sp_act.lock);
 	memset(sp_act.slot, 0, sizeof(sp_act.slot));
 	sp_act.boosted_now = 0;
 	sp_act.fast_tracks = sp_act.restores = sp_act.errors = sp_act.gone = 0;
@@ -171,7 +171,7 @@ int sp_act_setup(const struct sp_runtime_config *cfg)
 	if (cfg->log_path)
 		sp_act.log_fd = sp_rt_file_open_log(cfg->log_path); /* < 0: named on stderr */
 	sp_act_probe(cfg->mode);
-	pthread_mutex_unlock(&sp_act.lock);
+	sp_rt_unlock(&sp_act.lock);
 	return 0;
 }
 
@@ -181,9 +181,9 @@ enum sp_act_mode sp_act_mode_now(void)
 }
 
 /* The time a logged call was made, taken before it: a thread that lowers
- * itself to nice 19 may not run again for tens of milliseconds, and a
- * time taken after its sched_setattr returned would date its restore that
- * late (which once read as a fast track outliving its lock). */
+ * itself to nice 19 may not run again for a long time, and a time taken
+ * after its sched_setattr returned would date its restore that late (a
+ * fast track that seems to outlive its lock). */
 static uint64_t sp_act_log_now(void)
 {
 	return sp_act.log_fd < 0 ? 0 : sp_rt_now_ns(NULL);
@@ -415,8 +415,7 @@ static struct sp_act_slot *sp_act_sync_locked(sp_tid_t tid, bool want)
  * thread never lowers its own priority with the lock held: a nice 19
  * thread is preempted the moment it does, and every thread that needs the
  * lock (a critical thread entering its wait, the worker) would then wait
- * for it to get a CPU again (measured: critical waits of 100-600 ms behind
- * readers that restored themselves under the lock). The entry stays,
+ * for it to get a CPU again. The entry stays,
  * marked, until it is done: if the thread is wanted boosted again
  * meanwhile, it boosts itself again from what it now has.
  */
@@ -427,13 +426,13 @@ static void sp_act_unlock(struct sp_act_slot *self)
 	int rc = 0;
 
 	if (!self) {
-		pthread_mutex_unlock(&sp_act.lock);
+		sp_rt_unlock(&sp_act.lock);
 		return;
 	}
 	copy = *self;
-	pthread_mutex_unlock(&sp_act.lock);
+	sp_rt_unlock(&sp_act.lock);
 	r = sp_act_undo_calls(&copy, &rc);
-	pthread_mutex_lock(&sp_act.lock);
+	sp_rt_lock(&sp_act.lock);
 	sp_act_undo_count(r, rc);
 	self->lowering = false;
 	self->tid = SP_ACT_TOMB;
@@ -449,7 +448,7 @@ static void sp_act_unlock(struct sp_act_slot *self)
 			sp_act.boosted_now--;
 		}
 	}
-	pthread_mutex_unlock(&sp_act.lock);
+	sp_rt_unlock(&sp_act.lock);
 }
 
 static struct sp_act_slot *sp_act_reconcile_locked(struct sp_core *core, sp_tid_t tid)
@@ -459,13 +458,13 @@ static struct sp_act_slot *sp_act_reconcile_locked(struct sp_core *core, sp_tid_
 
 void sp_act_reconcile(struct sp_core *core, sp_tid_t tid)
 {
-	pthread_mutex_lock(&sp_act.lock);
+	sp_rt_lock(&sp_act.lock);
 	sp_act_unlock(sp_act_reconcile_locked(core, tid));
 }
 
 bool sp_act_reconcile_try(struct sp_core *core, sp_tid_t tid)
 {
-	if (pthread_mutex_trylock(&sp_act.lock) != 0)
+	if (!sp_rt_trylock(&sp_act.lock))
 		return false;
 	sp_act_unlock(sp_act_reconcile_locked(core, tid));
 	return true;
@@ -476,7 +475,7 @@ void sp_act_reconcile_all(struct sp_core *core)
 	static sp_tid_t tids[SP_ACT_SLOTS]; /* the worker only */
 	uint32_t n;
 
-	pthread_mutex_lock(&sp_act.lock);
+	sp_rt_lock(&sp_act.lock);
 	for (uint32_t i = 0; i < SP_ACT_SLOTS; i++) {
 		sp_tid_t tid = sp_act.slot[i].tid;
 
@@ -484,7 +483,7 @@ void sp_act_reconcile_all(struct sp_core *core)
 		if (tid != 0 && tid != SP_ACT_TOMB)
 			sp_act_reconcile_locked(core, tid);
 	}
-	pthread_mutex_unlock(&sp_act.lock);
+	sp_rt_unlock(&sp_act.lock);
 	n = sp_rt_registry_tids(tids, SP_ACT_SLOTS);
 	for (uint32_t i = 0; i < n; i++)
 		sp_act_reconcile(core, tids[i]);
@@ -492,7 +491,7 @@ void sp_act_reconcile_all(struct sp_core *core)
 
 void sp_act_thread_exit(sp_tid_t tid)
 {
-	pthread_mutex_lock(&sp_act.lock);
+	sp_rt_lock(&sp_act.lock);
 	sp_act_unlock(sp_act_find(tid, 0) ? sp_act_sync_locked(tid, false) : NULL);
 }
 
@@ -500,7 +499,7 @@ void sp_act_restore_all(void)
 {
 	struct sp_act_slot *self = NULL, *s;
 
-	pthread_mutex_lock(&sp_act.lock);
+	sp_rt_lock(&sp_act.lock);
 	for (uint32_t i = 0; i < SP_ACT_SLOTS; i++) {
 		sp_tid_t tid = sp_act.slot[i].tid;
 
@@ -537,9 +536,9 @@ void sp_act_atfork_child(sp_tid_t parent_tid, sp_tid_t child_tid)
 
 void sp_act_set_exiting(void)
 {
-	pthread_mutex_lock(&sp_act.lock);
+	sp_rt_lock(&sp_act.lock);
 	sp_act.exiting = 1;
-	pthread_mutex_unlock(&sp_act.lock);
+	sp_rt_unlock(&sp_act.lock);
 }
 
 int sp_act_is_boosted(sp_tid_t tid)
@@ -547,16 +546,16 @@ int sp_act_is_boosted(sp_tid_t tid)
 	struct sp_act_slot *s;
 	int r;
 
-	pthread_mutex_lock(&sp_act.lock);
+	sp_rt_lock(&sp_act.lock);
 	s = sp_act_find(tid, 0);
 	r = s && s->core_want;
-	pthread_mutex_unlock(&sp_act.lock);
+	sp_rt_unlock(&sp_act.lock);
 	return r;
 }
 
 void sp_act_stats(struct sp_runtime_stats *out)
 {
-	pthread_mutex_lock(&sp_act.lock);
+	sp_rt_lock(&sp_act.lock);
 	out->act_fast_tracks = sp_act.fast_tracks;
 	out->act_restores = sp_act.restores;
 	out->act_errors = sp_act.errors;
@@ -564,5 +563,5 @@ void sp_act_stats(struct sp_runtime_stats *out)
 	out->act_overridden = sp_act.overridden;
 	out->act_boosted_now = sp_act.boosted_now;
 	out->mode = (uint32_t)sp_act.mode;
-	pthread_mutex_unlock(&sp_act.lock);
+	sp_rt_unlock(&sp_act.lock);
 }

@@ -10,27 +10,25 @@
 #include <unistd.h>
 
 #include "sp_glibc_locks.h"
+#include "sp_os.h"
 #include "sp_rt.h"
 
 void sp_glibc_mutex_wake(pthread_mutex_t *m)
 {
-	int saved = errno; /* glibc's wake leaves errno alone */
-
-	syscall(SYS_futex, &m->__data.__lock, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	errno = saved;
+	sp_os_futex_wake((uint32_t *)(void *)&m->__data.__lock, 1);
 }
 
 void sp_glibc_mutex_lock_wait(pthread_mutex_t *m, int tid, void (*retaken)(void *ctx, int owner),
 			      void *ctx)
 {
-	int *word = &m->__data.__lock, saved = errno, owner;
+	int *word = &m->__data.__lock, owner;
 
 	if (__atomic_load_n(word, __ATOMIC_RELAXED) != 2 &&
 	    __atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE) == 0)
 		goto got;
 	for (;;) {
 		/* EAGAIN (no longer 2) and EINTR both mean: try again */
-		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+		sp_os_futex_wait((uint32_t *)(void *)word, 2);
 		if (__atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE) == 0)
 			break;
 		owner = __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
@@ -38,7 +36,6 @@ void sp_glibc_mutex_lock_wait(pthread_mutex_t *m, int tid, void (*retaken)(void 
 			retaken(ctx, owner);
 	}
 got:
-	errno = saved; /* glibc's lock leaves errno alone */
 	__atomic_store_n(&m->__data.__owner, tid, __ATOMIC_RELAXED);
 	m->__data.__nusers++;
 }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "sp_glibc_locks.h"
+#include "sp_os.h"
 
 /* glibc's futex_abstimed_wait for these words: 0, ETIMEDOUT, or anything
  * else (EAGAIN, EINTR), after which the caller looks at the word again. */
@@ -36,16 +37,16 @@ static int sp_glibc_futex_wait(unsigned int *word, unsigned int val, bool shared
 	long rc;
 
 	if (!abstime) {
-		rc = syscall(SYS_futex, word, op | FUTEX_WAIT, val, NULL, NULL, 0);
+		rc = sp_os_futex(word, op | FUTEX_WAIT, val, NULL, 0);
 	} else {
 		/* As glibc: a time before the epoch has passed (the kernel
 		 * would say EINVAL). */
 		if (abstime->tv_sec < 0)
 			return ETIMEDOUT;
 		op |= FUTEX_WAIT_BITSET | (clk == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
-		rc = syscall(SYS_futex, word, op, val, abstime, NULL, FUTEX_BITSET_MATCH_ANY);
+		rc = sp_os_futex(word, op, val, abstime, FUTEX_BITSET_MATCH_ANY);
 	}
-	return rc == 0 ? 0 : errno;
+	return rc == 0 ? 0 : (int)-rc;
 }
 
 int sp_glibc_read_wait_turn(pthread_rwlock_t *rw, clockid_t clk, const struct timespec *abstime)

@@ -8,12 +8,8 @@
  * grant ended), keeps its CPU for a moment and, with a backlog (a periodic
  * thread behind its schedule), locks again before the woken critical
  * thread has run: its trylock finds the word free. The critical thread
- * finds it taken again, sleeps again, the new hold is fast-tracked again.
- * Seen with Debian's rt-app (`superpass run -c sp-ui -- rt-app
- * examples/workloads/mutex.json`, SUPERPASS_LOG): one nice 19 holder took
- * the lock back 17 times in a row, 10 ms, while the critical thread waited;
- * such runs had 90-150 grants for 62-68 blockings and one 10-17 ms wait,
- * the others grants = blockings and a maximum under 1.3 ms.
+ * finds it taken again, sleeps again, the new hold is fast-tracked again,
+ * as many times as the holder's backlog lasts.
  *
  * So while a critical thread waits for a mutex, a thread that is not
  * critical and takes it in a lock call gives it back at once and sleeps
@@ -49,7 +45,8 @@
 #include <unistd.h>
 
 #include "sp_handoff.h"
-#include "sp_instr_watch.h"
+#include "sp_instr_holds.h"
+#include "sp_os.h"
 
 #define SP_HO_SLOTS 16u
 /* The longest a yielder sleeps: the critical thread was woken (or is
@@ -108,7 +105,7 @@ void sp_ho_wait_ends(void)
 	__atomic_store_n(&s->lock, 0, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&s->seq, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&s->sleepers, __ATOMIC_SEQ_CST))
-		syscall(SYS_futex, &s->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+		sp_os_futex_wake(&s->seq, INT_MAX);
 }
 
 static int sp_ho_find(const void *lock)
@@ -134,9 +131,8 @@ static void sp_ho_sleep(struct sp_ho_slot *s, const void *lock, uint32_t seq)
 	while (__atomic_load_n(&s->lock, __ATOMIC_SEQ_CST) == (uintptr_t)lock &&
 	       __atomic_load_n(&s->seq, __ATOMIC_SEQ_CST) == seq) {
 		/* EAGAIN: seq moved; EINTR: a signal, look again. */
-		if (syscall(SYS_futex, &s->seq, FUTEX_WAIT_BITSET_PRIVATE, seq, &until, NULL,
-			    FUTEX_BITSET_MATCH_ANY) != 0 &&
-		    errno == ETIMEDOUT) {
+		if (sp_os_futex(&s->seq, FUTEX_WAIT_BITSET_PRIVATE, seq, &until,
+				FUTEX_BITSET_MATCH_ANY) == -ETIMEDOUT) {
 			__atomic_add_fetch(&sp_ho_timeouts, 1, __ATOMIC_RELAXED);
 			break;
 		}

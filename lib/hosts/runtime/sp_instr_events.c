@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Lock events from the instrumented locks to the core. Every call into the
- * core runs under the re-entrancy guard: the core's own locks and liburcu
- * are pthread mutexes, which the interposer would otherwise instrument.
+ * core runs under the re-entrancy guard: a lock taken inside it (liburcu's,
+ * as a thread registers as a reader) must not report to the core again,
+ * and the actuator work the core queues waits for sp_rt_leave.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 
-#include "sp_instr_watch.h"
+#include "sp_instr_holds.h"
 
 static inline struct sp_core *sp_ev_core(void)
 {
@@ -40,19 +41,16 @@ void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold)
  * @owner_of reads the exclusive owner glibc records in the lock word (0 if
  * none). The core does not know it: uncontended acquires are not reported
  * (sp_instr_watch.c), and even when they are, the owner may have taken the
- * lock with a trylock and been preempted before reporting it (seen on this
- * machine: a nice 19 holder stuck 67 ms in that window). The block event
+ * lock with a trylock and been preempted before reporting it. The block event
  * carries the word; the core decides what to make of it
  * (sp_lock_blocked_owner). The word is read after a critical wait is
  * counted (sp_iw_wait_begins: from then on new owners report), and read
  * again after the report, which is repeated (cheap: same wait) only if the
  * word changed meanwhile. For an rwlock a critical or fast-tracked waiter
  * then reports the readers other threads listed (sp_iw_scan_readers).
- * Nobody else scans: the scan holds the thread table's mutex, and a nice
- * 19 reader preempted in its scan behind busy CPUs kept the critical
- * writer waiting on that mutex for 13-22 ms (traced: `superpass record`
- * of `superpass bench -s rwlock --k 64`, the three longest waits of the
- * run were the writer on sp_iw_lock's futex, the reader runnable).
+ * Nobody else scans: the scan holds the thread table's mutex, and a low
+ * priority reader preempted in its scan would keep the critical writer
+ * waiting on that mutex.
  */
 void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 		      sp_tid_t (*owner_of)(const void *lock), bool rwlock)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The uncontended lock paths, inline in sp_mutex_t / sp_rwlock_t and in the
- * interposer's wrappers: a call level less is a measurable share of a
- * lock+unlock that costs glibc about 7 ns (`superpass bench micro`). For
+ * interposer's wrappers: a call level less is a real share of a
+ * lock+unlock that costs glibc a handful of instructions. For
  * a default mutex and a read lock in a read phase the trylock itself is
  * inline (sp_glibc_locks.h); everything past it, and every other lock,
  * is out of line (sp_instr_mutex.c, sp_instr_rwlock.c), reached by tail
@@ -15,7 +15,7 @@
 #include <errno.h>
 
 #include "sp_glibc_locks.h"
-#include "sp_instr_watch.h"
+#include "sp_instr_holds.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -59,6 +59,7 @@ static inline int sp_instr_mutex_lock_fast(pthread_mutex_t *m, sp_instr_skip_fn 
 		return sp_instr_mutex_lock_other(m, skip);
 	if (__builtin_expect(!sp_glibc_mutex_take(m, (int)t->tid), 0))
 		return sp_instr_mutex_busy(m, skip);
+	sp_iw_took();
 	if (__builtin_expect(sp_iw_must_tell(t) != 0, 0))
 		return sp_instr_mutex_took(m, skip);
 	return 0;

@@ -17,8 +17,8 @@
  *     while a critical thread waits, if we are fast-tracked), after glibc's
  *     unlock. Ending a fast track lowers the caller's priority, and the
  *     kernel may preempt it on the spot: doing that while the lock is still
- *     held would strand the lock with a low-priority owner (measured:
- *     hundreds of ms). The core clears the owner only if it is still the
+ *     held would strand the lock with a low-priority owner. The core
+ *     clears the owner only if it is still the
  *     caller, so a new owner that reported first is kept.
  * Recursive re-locks and errorcheck self-deadlocks produce no event: our
  * list, or glibc's owner field (sp_rt_mutex_owner in sp_rt.h), tells us
@@ -94,6 +94,7 @@ static int sp_mx_wait(pthread_mutex_t *m, enum sp_wait_kind wk, clockid_t clk,
 /* A trylock succeeded: anything to tell? */
 static inline void sp_mx_took(pthread_mutex_t *m)
 {
+	sp_iw_took();
 	if (sp_iw_self.n != 0 || sp_iw_active())
 		sp_iw_note_acquire(m, SP_HOLD_EXCL);
 }
@@ -141,6 +142,7 @@ int sp_instr_mutex_busy(pthread_mutex_t *m, sp_instr_skip_fn skip)
 
 int sp_instr_mutex_took(pthread_mutex_t *m, sp_instr_skip_fn skip)
 {
+	sp_iw_took(); /* the inline path's is not enough for sp_instr_mutex_lock_other's */
 	if (sp_rt_guarded() || (skip && skip(m)))
 		return 0;
 	if (sp_ho_yield(m))

@@ -43,9 +43,12 @@ static int sp_rw_real(pthread_rwlock_t *rw, enum sp_hold hold, enum sp_wait_kind
 /* The lock is ours in @hold: list a read hold, tell the core what it needs. */
 static inline void sp_rw_took(pthread_rwlock_t *rw, enum sp_hold hold)
 {
-	if (hold == SP_HOLD_SHARED)
+	if (hold == SP_HOLD_SHARED) {
 		sp_iw_read_acquired(rw);
-	else if (__builtin_expect(sp_iw_self.n != 0 || sp_iw_active(), 0))
+		return;
+	}
+	sp_iw_took();
+	if (__builtin_expect(sp_iw_self.n != 0 || sp_iw_active(), 0))
 		sp_iw_note_acquire(rw, SP_HOLD_EXCL);
 }
 
@@ -70,9 +73,8 @@ static int sp_rw_lock_slow(pthread_rwlock_t *rw, enum sp_hold hold, enum sp_wait
 		 * waits behind a writer without registering (glibc's RWAITING,
 		 * writer-preferring locks) holds nothing, in any phase, and
 		 * listed it would take one of the K reader slots of the core
-		 * from a reader in its section. Seen: four such readers
-		 * fast-tracked at K=4, woken, gone back to sleep, while a fifth
-		 * reader beyond K held the lock unboosted for 81 ms. After
+		 * from a reader in its section (K waiting readers would leave
+		 * a holding one beyond K unboosted). After
 		 * the block report: a scan that tells the core of us before
 		 * our block is known makes our own walk meet us as a holder
 		 * of the lock we wait for, a deadlock that is not one

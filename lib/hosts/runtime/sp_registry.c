@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sp_instr_watch.h"
+#include "sp_instr_holds.h"
 #include "sp_rt.h"
 
 #define SP_REG_SLOTS 1024u
@@ -46,7 +46,7 @@ void sp_rt_registry_note(sp_tid_t tid, const char *name, int critical)
 {
 	struct sp_reg_entry *free_e = NULL;
 
-	pthread_mutex_lock(&sp_reg.lock);
+	sp_rt_lock(&sp_reg.lock);
 	for (uint32_t i = 0; i < SP_REG_SLOTS; i++) {
 		struct sp_reg_entry *e = &sp_reg.e[i];
 
@@ -66,37 +66,37 @@ void sp_rt_registry_note(sp_tid_t tid, const char *name, int critical)
 		if (critical >= 0)
 			free_e->critical = critical;
 	}
-	pthread_mutex_unlock(&sp_reg.lock);
+	sp_rt_unlock(&sp_reg.lock);
 }
 
 static void sp_reg_forget(sp_tid_t tid)
 {
-	pthread_mutex_lock(&sp_reg.lock);
+	sp_rt_lock(&sp_reg.lock);
 	for (uint32_t i = 0; i < SP_REG_SLOTS; i++)
 		if (sp_reg.e[i].tid == tid)
 			memset(&sp_reg.e[i], 0, sizeof(sp_reg.e[i]));
-	pthread_mutex_unlock(&sp_reg.lock);
+	sp_rt_unlock(&sp_reg.lock);
 }
 
 void sp_rt_registry_each(void (*fn)(void *arg, sp_tid_t tid, const char *name, int crit),
 			 void *arg)
 {
-	pthread_mutex_lock(&sp_reg.lock);
+	sp_rt_lock(&sp_reg.lock);
 	for (uint32_t i = 0; i < SP_REG_SLOTS; i++)
 		if (sp_reg.e[i].tid)
 			fn(arg, sp_reg.e[i].tid, sp_reg.e[i].name, sp_reg.e[i].critical);
-	pthread_mutex_unlock(&sp_reg.lock);
+	sp_rt_unlock(&sp_reg.lock);
 }
 
 uint32_t sp_rt_registry_tids(sp_tid_t *out, uint32_t cap)
 {
 	uint32_t n = 0;
 
-	pthread_mutex_lock(&sp_reg.lock);
+	sp_rt_lock(&sp_reg.lock);
 	for (uint32_t i = 0; i < SP_REG_SLOTS && n < cap; i++)
 		if (sp_reg.e[i].tid)
 			out[n++] = sp_reg.e[i].tid;
-	pthread_mutex_unlock(&sp_reg.lock);
+	sp_rt_unlock(&sp_reg.lock);
 	return n;
 }
 

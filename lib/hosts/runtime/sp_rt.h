@@ -17,6 +17,10 @@
 
 #include "sp_sched_attr.h"
 
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h> /* before the hidden region below */
+#endif
+
 /* Everything declared below is internal to the library (or the interposer):
  * hidden, so calls between our files are direct, not through the PLT. */
 #pragma GCC visibility push(hidden)
@@ -52,10 +56,45 @@
 struct sp_real_ops {
 	SP_REAL_OPS(SP_REAL_FIELD)
 };
-/* sp_real_libc.c (libsuperpass) or lib/hosts/preload/sp_real_next.c (interposer). */
+/* sp_real_libc.c (libsuperpass) or lib/hosts/preload/sp_real_next.c
+ * (interposer). */
 extern struct sp_real_ops sp_real;
 /* Fills sp_real if the build resolves it at run time; idempotent. */
 void sp_real_resolve(void);
+
+/* ---- the runtime's own mutexes ---- */
+/* Through sp_real, never the exported names, which the interposer wraps.
+ * Inside the interposer under ThreadSanitizer, sp_real is glibc's, past
+ * libtsan's interceptors (libtsan is loaded first): so the order each
+ * lock gives is told to it here (a second telling where the interceptor
+ * saw the call too, which changes nothing). */
+#if defined(__SANITIZE_THREAD__)
+#define SP_RT_TSAN_ACQUIRE(m) __tsan_acquire(m)
+#define SP_RT_TSAN_RELEASE(m) __tsan_release(m)
+#else
+#define SP_RT_TSAN_ACQUIRE(m) ((void)(m))
+#define SP_RT_TSAN_RELEASE(m) ((void)(m))
+#endif
+
+static inline void sp_rt_lock(pthread_mutex_t *m)
+{
+	sp_real.mutex_lock(m);
+	SP_RT_TSAN_ACQUIRE(m);
+}
+
+static inline bool sp_rt_trylock(pthread_mutex_t *m)
+{
+	if (sp_real.mutex_trylock(m) != 0)
+		return false;
+	SP_RT_TSAN_ACQUIRE(m);
+	return true;
+}
+
+static inline void sp_rt_unlock(pthread_mutex_t *m)
+{
+	SP_RT_TSAN_RELEASE(m);
+	sp_real.mutex_unlock(m);
+}
 
 /* ---- per-thread state ---- */
 #define SP_RT_DIRECT_MAX 8
@@ -78,8 +117,9 @@ extern SP_TLS struct sp_rt_thread sp_rt_self_state;
 #define SP_LEAVE_KICK 0x1u      /* queued actuator work: kick the worker */
 #define SP_LEAVE_RECONCILE 0x2u /* our own fast track ended: see sp_wk_restore */
 
-/* Entering the core: pthread calls made meanwhile (core locks, liburcu)
- * must reach libc directly, never the instrumented path. */
+/* Entering the core: lock calls of third-party code made meanwhile
+ * (liburcu's, stdio's) must reach libc directly, never the instrumented
+ * path, and actuator work queued meanwhile waits for sp_rt_leave. */
 static inline void sp_rt_enter(void)
 {
 	sp_rt_self_state.guard++;

@@ -122,9 +122,9 @@ int sp_runtime_init(const struct sp_runtime_config *cfg)
 		cfg = &def;
 	}
 	sp_rt_enter();
-	pthread_mutex_lock(&sp_rt_init_lock);
+	sp_rt_lock(&sp_rt_init_lock);
 	rc = sp_rt_create_locked(cfg);
-	pthread_mutex_unlock(&sp_rt_init_lock);
+	sp_rt_unlock(&sp_rt_init_lock);
 	sp_rt_leave();
 	return rc;
 }
@@ -147,11 +147,11 @@ struct sp_core *sp_rt_core_slow(void)
 	if (sp_rt_off)
 		return NULL; /* the settings ask for passthrough */
 	sp_rt_enter();
-	pthread_mutex_lock(&sp_rt_init_lock);
+	sp_rt_lock(&sp_rt_init_lock);
 	if (!sp_rt_core_ptr && sp_rt_create_locked(&def) != 0)
 		sp_rt_off = 1; /* cannot create: stay a plain pthread wrapper */
 	core = sp_rt_core_ptr;
-	pthread_mutex_unlock(&sp_rt_init_lock);
+	sp_rt_unlock(&sp_rt_init_lock);
 	sp_rt_leave();
 	return core;
 }
@@ -166,7 +166,7 @@ void sp_runtime_shutdown(void)
 	struct sp_core *core;
 
 	sp_rt_enter();
-	pthread_mutex_lock(&sp_rt_init_lock);
+	sp_rt_lock(&sp_rt_init_lock);
 	core = sp_rt_core_ptr;
 	if (core) {
 		sp_wk_stop();
@@ -176,7 +176,7 @@ void sp_runtime_shutdown(void)
 		sp_core_destroy(core);
 		sp_act_restore_all();
 	}
-	pthread_mutex_unlock(&sp_rt_init_lock);
+	sp_rt_unlock(&sp_rt_init_lock);
 	sp_rt_leave();
 }
 

@@ -4,52 +4,30 @@
  * tracks it applies itself, the raise that keeps it from being preempted
  * by them, and its short EEVDF slice.
  *
- * A critical waiter applies its holders' fast tracks itself, on its way out
- * of the core, instead of waking the worker for them. Traced (`superpass
- * record` of `superpass bench -s mutex -p superpass`): through the worker,
- * a boost was two cross-CPU hops, the worker's wakeup on the other CPU
- * (25-55 us after its sched_waking) and then the holder's, which mostly
- * waits on the critical thread's own CPU (the critical thread woke there
- * and preempted it), 40-56 us after the worker's sched_setattr: boost_us
- * P99 170-320 us.
- *
- *  - Where the holder is comes from its rseq cpu_id (sp_where.c), a few ns.
- *  - A holder that last ran on another CPU is boosted there at once.
- *  - A holder on our CPU would preempt us before we sleep (the README tells
- *    what that cost: the waiter, never having slept, left behind a nice 0
- *    hog for milliseconds; a writer not yet queued in glibc lets readers
- *    in). So is one of two holders on one other CPU: raised, they cannot
- *    both run there, and the kernel's RT push moves the one that waits to
- *    the CPU running the lowest priority, ours. Traced (`superpass record`
- *    of `superpass bench -s rwlock -p superpass --k 64`, three runs): in 7
- *    of the 15 longest waits a reader the writer had fast-tracked on the
- *    other CPU was pushed to the writer's and ran its 500 us section there
- *    while the writer, not yet asleep, waited runnable.
+ *  - A critical waiter applies its holders' fast tracks itself, on its
+ *    way out of the core: through the worker, a boost is two cross-CPU
+ *    wakeups (the worker's, then the holder's) before the holder runs.
+ *  - Where the holder is comes from its rseq cpu_id (sp_where.c). A holder
+ *    that last ran on another CPU is boosted there at once.
+ *  - A holder on our CPU would preempt us before we sleep (a writer not
+ *    yet queued in glibc lets readers in; a waiter that never slept stays
+ *    behind the hogs it shares the CPU with). So would one of two holders
+ *    on one other CPU: raised, they cannot both run there, and the
+ *    kernel's RT push moves the one that waits to the CPU running the
+ *    lowest priority, ours.
  *  - So the waiter first raises itself to the fast tracks' own priority
  *    (SCHED_FIFO fifo_prio, reset-on-fork): an equal priority neither
  *    preempts it nor is pushed to its CPU, and the boosted holder runs when
- *    the waiter sleeps.
+ *    the waiter sleeps. One above would be too much: a waiter woken before
+ *    its holder lowered itself would preempt it.
  *  - It stays raised while it sleeps and, if its wait took the lock, until
  *    it releases that lock (or SP_WT_HOLD_MAX_NS, whichever is first).
- *    Woken by a holder's release, a waiter in the fair class got its CPU
- *    only at the next tick when it was not eligible (negative lag): its
- *    CPU had run real-time holders for the whole wait, which stops the
- *    fair clock, so the lag it went to sleep with was still there, and a
- *    hog ran on. The wakeup itself could not preempt (the waker, on that
- *    CPU, was SCHED_FIFO; on the other CPU the hog ran with an earlier
- *    deadline), and the holder's lowering a moment later picked the hog.
- *    Traced (SUPERPASS_BENCH_TRACE, `-s rwlock --k 8,64 -d 3 -r 3`): 6 of
- *    the 19 waits over 1 ms in 12 runs were such, 1.0-3.5 ms runnable,
- *    each ending on a 4 ms tick. Raised, the woken waiter queues behind the
- *    releasing holder at its own priority and runs the moment that holder
- *    lowers itself, or at once on a CPU running fair tasks. Lowered at its
- *    wait's end, it would be back in the fair class with the same lag
- *    before its lock call returns: the same hog, inside the wait.
- *  - Before, it raised itself one above the fast tracks and only for a
- *    holder on its own CPU, and the worker lowered it while it slept: one
- *    above, a waiter woken before the holder lowered itself preempted it
- *    (the median wait grew by a quarter when it kept that raise until its
- *    wait ended).
+ *    Lowered at its wake, it would be back in the fair class with the lag
+ *    it slept with (its CPU ran real-time holders, which stops the fair
+ *    clock): not eligible, it would wait for the next tick behind a hog.
+ *    Raised, it queues behind the releasing holder at its own priority
+ *    and runs the moment that holder lowers itself, or at once on a CPU
+ *    running fair tasks.
  *  - Only where the raise is ours to make: SCHED_FIFO mode and a waiter in
  *    a normal policy (a waiter fast-tracked itself, or real-time, is left
  *    alone and its holders on its CPU go to the worker, as do holders
@@ -104,15 +82,11 @@ static SP_TLS const void *sp_wt_my_held; /* the lock whose release lowers us */
  * takes). Woken when its lock is let go, it must still get a CPU to take
  * it, and the fair class lets a woken thread preempt the one running only
  * if its slice is shorter (PREEMPT_SHORT); otherwise it waits for the
- * running one's slice to end at a tick (4 ms at HZ=250). Measured with
- * SUPERPASS_BENCH_TRACE (`superpass bench -s chain,mutex,rwlock --k 8,64
- * -p superpass,superpass-preload -d 3 -r 1`, twice): of the 25 longest of
- * 1310 waits (1.3-5.1 ms), 20 had the critical thread itself runnable but
- * off its CPU for 0.9-4.4 ms of it. Only for the wait: the slice is its
+ * running one's slice to end at a tick (4 ms at HZ=250). Only for the wait: the slice is its
  * own again when the wait ends, unless the program changed its attributes
  * meanwhile. A kernel that ignores the field (before 6.12) or refuses it
  * is asked once. The kernel reports a thread's slice whether or not it
- * chose one (the base slice, 1.4 ms here), so the one put back is the
+ * chose one (the base slice), so the one put back is the
  * length it had, from then on kept as the thread's own. In SCHED_FIFO mode
  * the raise stands in for it where it can be made (one sched_setattr, not
  * two).
@@ -186,7 +160,8 @@ void sp_wk_direct_begin(void)
 		return;
 	sp_wt_own_slice(&a);
 	sp_wt_my_saved = a;
-	/* The copy before the flag, for a handler on this thread. */
+	/* The copy before the flag, for a handler on this thread: pairs
+	 * with its reading of the flag first (sp_wk_before_exec_guarded). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	sp_wt_my_saved_live = 1;
 	/* In SCHED_FIFO mode the raise replaces the slice; the slice only if
@@ -219,7 +194,7 @@ static bool sp_wt_raise_self(void)
 	hi.sched_nice = 0;
 	hi.sched_runtime = 0;
 	hi.sched_flags = SP_SCHED_FLAG_RESET_ON_FORK;
-	pthread_mutex_lock(&sp_wt_raised.lock);
+	sp_rt_lock(&sp_wt_raised.lock);
 	for (i = 0; i < sp_wt_raised.slots; i++)
 		if (sp_wt_raised.slot[i].tid == 0)
 			break;
@@ -232,7 +207,7 @@ static bool sp_wt_raise_self(void)
 		__atomic_store_n(&s->tid, me, __ATOMIC_RELAXED);
 		ok = true;
 	}
-	pthread_mutex_unlock(&sp_wt_raised.lock);
+	sp_rt_unlock(&sp_wt_raised.lock);
 	if (ok) {
 		sp_wt_my_slot = i;
 		sp_wt_my_raised = 1;
@@ -252,14 +227,14 @@ static void sp_wt_lower_self(void)
 	sp_wt_my_held = NULL;
 	if (!sp_wt_my_sliced)
 		sp_wt_my_saved_live = 0;
-	pthread_mutex_lock(&sp_wt_raised.lock);
+	sp_rt_lock(&sp_wt_raised.lock);
 	s = &sp_wt_raised.slot[sp_wt_my_slot];
 	if (s->tid == me) {
 		__atomic_store_n(&s->tid, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->until, 0, __ATOMIC_RELAXED);
 		sp_wt_unraise(me, &sp_wt_my_saved, s->prio);
 	}
-	pthread_mutex_unlock(&sp_wt_raised.lock);
+	sp_rt_unlock(&sp_wt_raised.lock);
 }
 
 void sp_wk_direct_end(struct sp_core *core)
@@ -304,13 +279,13 @@ void sp_wk_wait_done(const void *lock, bool acquired)
 		if (acquired && sp_wk_can_bound()) {
 			struct sp_wt_slot *s = &sp_wt_raised.slot[sp_wt_my_slot];
 
-			pthread_mutex_lock(&sp_wt_raised.lock);
+			sp_rt_lock(&sp_wt_raised.lock);
 			if (s->tid == sp_rt_self_state.tid) {
 				__atomic_store_n(&s->until, sp_rt_now_ns(NULL) + SP_WT_HOLD_MAX_NS,
 						 __ATOMIC_RELAXED);
 				kept = true;
 			}
-			pthread_mutex_unlock(&sp_wt_raised.lock);
+			sp_rt_unlock(&sp_wt_raised.lock);
 		}
 		if (kept) {
 			sp_wt_my_held = lock;
@@ -337,7 +312,7 @@ void sp_wk_released(const void *lock)
 
 /* The thread execs or exits: neither the raise nor the wait's slice may
  * outlive it (an exec from a signal handler comes in the middle of a
- * wait: the new program would start with our 100 us slice as its own). */
+ * wait: the new program would start with our short wait slice as its own). */
 void sp_wk_thread_leave(void)
 {
 	if (sp_wt_my_raised)
@@ -390,7 +365,7 @@ uint64_t sp_wk_bound_raised(uint64_t now)
 {
 	uint64_t next = 0;
 
-	pthread_mutex_lock(&sp_wt_raised.lock);
+	sp_rt_lock(&sp_wt_raised.lock);
 	for (uint32_t i = 0; i < SP_WT_RAISED_MAX; i++) {
 		struct sp_wt_slot *s = &sp_wt_raised.slot[i];
 
@@ -404,7 +379,7 @@ uint64_t sp_wk_bound_raised(uint64_t now)
 			next = s->until;
 		}
 	}
-	pthread_mutex_unlock(&sp_wt_raised.lock);
+	sp_rt_unlock(&sp_wt_raised.lock);
 	return next;
 }
 
@@ -434,9 +409,9 @@ uint32_t sp_wk_raise_slots(uint32_t n)
 		n = 1;
 	if (n > SP_WT_RAISED_MAX)
 		n = SP_WT_RAISED_MAX;
-	pthread_mutex_lock(&sp_wt_raised.lock);
+	sp_rt_lock(&sp_wt_raised.lock);
 	was = sp_wt_raised.slots;
 	sp_wt_raised.slots = n;
-	pthread_mutex_unlock(&sp_wt_raised.lock);
+	sp_rt_unlock(&sp_wt_raised.lock);
 	return was;
 }

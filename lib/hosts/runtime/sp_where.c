@@ -75,7 +75,7 @@ void sp_where_publish(sp_tid_t tid)
 
 	if (!cpu || tid == 0)
 		return;
-	pthread_mutex_lock(&sp_where_lock);
+	sp_rt_lock(&sp_where_lock);
 	for (uint32_t i = 0; i < SP_WHERE_SLOTS; i++) {
 		struct sp_where_slot *c = &sp_where_tab[(h + i) & (SP_WHERE_SLOTS - 1)];
 		sp_tid_t t = __atomic_load_n(&c->tid, __ATOMIC_RELAXED);
@@ -99,14 +99,14 @@ void sp_where_publish(sp_tid_t tid)
 		__atomic_store_n(&s->cpu, cpu, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&s->tid, tid, __ATOMIC_SEQ_CST);
 	}
-	pthread_mutex_unlock(&sp_where_lock);
+	sp_rt_unlock(&sp_where_lock);
 }
 
 void sp_where_forget(sp_tid_t tid)
 {
 	struct sp_where_slot *s;
 
-	pthread_mutex_lock(&sp_where_lock);
+	sp_rt_lock(&sp_where_lock);
 	s = sp_where_find(tid);
 	if (s) {
 		__atomic_store_n(&s->cpu, NULL, __ATOMIC_SEQ_CST);
@@ -114,7 +114,7 @@ void sp_where_forget(sp_tid_t tid)
 			sched_yield(); /* a reader's few loads */
 		__atomic_store_n(&s->tid, SP_WHERE_TOMB, __ATOMIC_SEQ_CST);
 	}
-	pthread_mutex_unlock(&sp_where_lock);
+	sp_rt_unlock(&sp_where_lock);
 }
 
 int sp_where_cpu(sp_tid_t tid)

@@ -56,7 +56,7 @@
  * Idle time before the worker exits. Long against the gaps between a
  * frame loop's critical waits (8.3 ms at 120 Hz, 16.7 ms at 60 Hz), so a
  * program that blocks every few frames keeps its worker and never pays the
- * thread creation (tens of microseconds) on a critical wait; short enough
+ * thread creation on a critical wait; short enough
  * that a burst of contention at start-up leaves no SCHED_FIFO thread
  * behind in a program that then runs for hours.
  */
@@ -109,7 +109,7 @@ static int sp_wk_spawn_locked(void);
 
 static void sp_wk_futex_wake(void)
 {
-	syscall(SYS_futex, &sp_wk.fword, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	sp_os_futex_wake(&sp_wk.fword, 1);
 }
 
 /* Wakes the worker's futex wait, if it waits: the word first, so a worker
@@ -123,16 +123,10 @@ static void sp_wk_poke(void)
 
 /*
  * A kick takes no lock while a worker runs: a store of kicked, then the
- * poke. Before this, the kick took the worker's mutex and signalled a
- * condition variable after unlocking it, and the worker re-took the mutex
- * on its way out of the wait; traced (`superpass record` of `superpass
- * bench -s mutex -p superpass`), the worker's return from the wait was two
- * futex calls and 10 us of the boost path. (Signalled under the lock, the
- * worker (SCHED_FIFO) woke, often on the kicker's own CPU, preempted the
- * kicker while it still held the lock, and blocked on it; the priority-
- * inheritance mutex then ran the kicker at the worker's priority and
- * dropped it back behind a nice 0 hog at the unlock: a critical writer
- * sat runnable for 8.7 ms before it reached glibc's wrlock.)
+ * poke. A mutex and condition variable would cost the worker two more
+ * futex calls on the boost path, and a worker woken under the kicker's
+ * lock would preempt the kicker, block on the lock and, through priority
+ * inheritance, leave the kicker behind other threads at the unlock.
  *
  * No worker exits unseen: the worker stores running = 0 and then reads
  * kicked; the kicker stores kicked and then reads running (both
@@ -146,30 +140,24 @@ static void sp_wk_kick(void)
 		sp_wk_poke();
 		return;
 	}
-	pthread_mutex_lock(&sp_wk.lock);
+	sp_rt_lock(&sp_wk.lock);
 	if (!__atomic_load_n(&sp_wk.running, __ATOMIC_SEQ_CST))
 		sp_wk_spawn_locked(); /* on failure the next kick tries again */
-	pthread_mutex_unlock(&sp_wk.lock);
+	sp_rt_unlock(&sp_wk.lock);
 	sp_wk_poke(); /* a worker that stayed after all */
 }
 
 void sp_wk_kick_queued(void)
 {
-	struct sp_rt_thread *self = &sp_rt_self_state;
-
-	self->on_leave &= ~SP_LEAVE_KICK;
-	/* Our own mutex calls must bypass the interposer. */
-	self->guard++;
+	sp_rt_self_state.on_leave &= ~SP_LEAVE_KICK;
 	sp_wk_kick();
-	self->guard--;
 }
 
 /*
  * When to kick. A fast track is awaited by a critical thread: kick at once,
  * even from inside the core (the thread that asks may be the nice 19
  * reader being fast-tracked, from its own acquire report, and would not
- * leave the core for a long time: measured, waits of 240-360 ms when this
- * kick waited for sp_rt_leave). Nobody waits for the restore of another
+ * leave the core for a long time). Nobody waits for the restore of another
  * thread: it is kicked on leaving the core, once per event. A thread's own
  * restore is not the worker's at all (see sp_wk_restore).
  */
@@ -243,13 +231,11 @@ int sp_wk_fast_track(void *ctx, sp_tid_t tid)
 /*
  * A thread whose own fast track ends (it released the lock) lowers itself,
  * on its way out of the core, before it returns to the application: left
- * to the worker, the restore lands tens of microseconds later, by when a
- * holder with a backlog is already in its next lock call at the fast
- * track's priority. Measured (`superpass bench -s rwlock`, K=4): such a
- * reader blocked behind the critical writer's short hold, was lowered to
- * nice 19 while it slept, and was then handed the read lock by glibc when
- * the writer released, a holder the core cannot see until it runs (it has
- * not reported yet): 75-320 ms waits, P99.9 200-320 ms against 80 ms.
+ * to the worker, the restore lands later, by when a holder with a backlog
+ * is already in its next lock call at the fast track's priority: a reader
+ * that then blocks behind the critical writer is lowered while it sleeps
+ * and handed the read lock by glibc at the writer's release, a holder the
+ * core cannot see until it runs.
  */
 int sp_wk_restore(void *ctx, sp_tid_t tid)
 {
@@ -271,15 +257,12 @@ void sp_wk_leave_slow(void)
 {
 	struct sp_rt_thread *self = &sp_rt_self_state;
 
-	/* Our own mutex calls must bypass the interposer. */
-	self->guard++;
 	if (self->on_leave & SP_LEAVE_RECONCILE) {
 		self->on_leave &= ~SP_LEAVE_RECONCILE;
 		sp_act_reconcile(__atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE), self->tid);
 	}
 	if (self->on_leave & SP_LEAVE_KICK)
 		sp_wk_kick_queued();
-	self->guard--;
 }
 
 /*
@@ -332,25 +315,26 @@ static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy, bool
 
 	if (!busy) {
 		__atomic_store_n(&sp_wk.idle, 1, __ATOMIC_RELAXED);
-		/* Pairs with the fence in sp_wk_wait_started. */
+		/* Pairs with the fences in sp_wk_wait_started and
+		 * sp_wk_poke_bound. */
 		sp_smp_mb();
 		if (sp_core_needs_tick(core) || sp_wk_raise_pending())
 			__atomic_store_n(&sp_wk.kicked, 1, __ATOMIC_SEQ_CST); /* tick now */
 	}
 	if (idle_exit) {
-		pthread_mutex_lock(&sp_wk.lock);
+		sp_rt_lock(&sp_wk.lock);
 		__atomic_store_n(&sp_wk.running, 0, __ATOMIC_SEQ_CST);
 		if (!__atomic_load_n(&sp_wk.kicked, __ATOMIC_SEQ_CST) &&
 		    !__atomic_load_n(&sp_wk.stop, __ATOMIC_SEQ_CST)) {
 			/* Still joinable: whoever creates the next one, or stops,
 			 * joins it, so it is gone before a set*id call. */
 			__atomic_store_n(&sp_wk.idle, 0, __ATOMIC_RELAXED);
-			pthread_mutex_unlock(&sp_wk.lock);
+			sp_rt_unlock(&sp_wk.lock);
 			return false;
 		}
 		/* A kick came (it may not have seen running = 0 yet): stay. */
 		__atomic_store_n(&sp_wk.running, 1, __ATOMIC_SEQ_CST);
-		pthread_mutex_unlock(&sp_wk.lock);
+		sp_rt_unlock(&sp_wk.lock);
 	}
 	w = __atomic_load_n(&sp_wk.fword, __ATOMIC_SEQ_CST);
 	if (!__atomic_exchange_n(&sp_wk.kicked, 0, __ATOMIC_SEQ_CST) &&
@@ -359,17 +343,17 @@ static bool sp_wk_sleep(struct sp_core *core, uint64_t deadline, bool busy, bool
 		/* A kick between the exchange and here bumped the word (the
 		 * wait returns at once) or sees waiting and wakes us. */
 		if (!__atomic_load_n(&sp_wk.kicked, __ATOMIC_SEQ_CST))
-			syscall(SYS_futex, &sp_wk.fword, FUTEX_WAIT_BITSET_PRIVATE, w, &ts, NULL,
-				FUTEX_BITSET_MATCH_ANY);
+			sp_os_futex(&sp_wk.fword, FUTEX_WAIT_BITSET_PRIVATE, w, &ts,
+				    FUTEX_BITSET_MATCH_ANY);
 		__atomic_store_n(&sp_wk.waiting, 0, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&sp_wk.kicked, 0, __ATOMIC_SEQ_CST);
 	}
 	__atomic_store_n(&sp_wk.idle, 0, __ATOMIC_RELAXED);
 	stop = __atomic_load_n(&sp_wk.stop, __ATOMIC_SEQ_CST);
 	if (stop) {
-		pthread_mutex_lock(&sp_wk.lock);
+		sp_rt_lock(&sp_wk.lock);
 		__atomic_store_n(&sp_wk.running, 0, __ATOMIC_SEQ_CST);
-		pthread_mutex_unlock(&sp_wk.lock);
+		sp_rt_unlock(&sp_wk.lock);
 	}
 	__atomic_add_fetch(&sp_wk.wakeups, 1, __ATOMIC_RELAXED);
 	return !stop;
@@ -380,8 +364,8 @@ static void *sp_wk_main(void *arg)
 	uint64_t next_tick = 0, last_reclaim = sp_rt_now_ns(NULL), idle_since = last_reclaim;
 
 	(void)arg;
-	/* Our own pthread calls never go through the interposer's slow path,
-	 * and the kicks our ticks queue are for ourselves: we drain anyway. */
+	/* Inside the runtime for good: the kicks our ticks queue are for
+	 * ourselves (we drain anyway), and liburcu's locks stay glibc's. */
 	sp_rt_enter();
 	pthread_setname_np(pthread_self(), "superpass-wk");
 	if (sp_act_mode_now() == SP_ACT_FIFO) {
@@ -446,11 +430,9 @@ static void *sp_wk_main(void *arg)
  * pthread_create for the worker. In SCHED_FIFO mode the thread is created
  * in SCHED_FIFO (glibc applies an explicit policy before the new thread
  * runs its first instruction), not left to raise itself in sp_wk_main: it
- * would start with its creator's policy, nice -10 or nice 19 in the
- * bench, and wait behind the CPU hogs before it could. Measured (`superpass
- * bench -s mutex`, sched_switch/sched_wakeup in tracefs): every critical
- * wait after a gap of more than SP_WK_IDLE_NS re-created the worker, which
- * then waited 1.3-4.9 ms for a CPU, the P99 of boost_us. Without the
+ * would start with its creator's policy, maybe nice 19, and wait behind
+ * the CPU hogs before it could, on the first critical wait after every
+ * idle exit. Without the
  * privilege (EPERM) it is created as before and sp_wk_main does what it can.
  */
 static int sp_wk_create(void)
@@ -507,7 +489,7 @@ int sp_wk_start(const struct sp_runtime_config *cfg)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&sp_wk.lock);
+	sp_rt_lock(&sp_wk.lock);
 	if (sp_wk.ready)
 		goto out;
 	/* Allocated once and kept: the core may notify until it is destroyed,
@@ -529,7 +511,7 @@ int sp_wk_start(const struct sp_runtime_config *cfg)
 	sp_wk.ticks = sp_wk.wakeups = sp_wk.reconciles = sp_wk.rescans = 0;
 	sp_wk.ready = 1;
 out:
-	pthread_mutex_unlock(&sp_wk.lock);
+	sp_rt_unlock(&sp_wk.lock);
 	return rc;
 }
 
@@ -545,8 +527,8 @@ static void sp_wk_end(bool forever)
 	pthread_t t;
 	int join;
 
-	pthread_mutex_lock(&sp_wk_end_lock);
-	pthread_mutex_lock(&sp_wk.lock);
+	sp_rt_lock(&sp_wk_end_lock);
+	sp_rt_lock(&sp_wk.lock);
 	if (forever)
 		sp_wk.ready = 0;
 	join = sp_wk.joinable;
@@ -556,13 +538,13 @@ static void sp_wk_end(bool forever)
 		__atomic_store_n(&sp_wk.stop, 1, __ATOMIC_SEQ_CST);
 		sp_wk_poke();
 	}
-	pthread_mutex_unlock(&sp_wk.lock);
+	sp_rt_unlock(&sp_wk.lock);
 	if (join)
 		pthread_join(t, NULL);
-	pthread_mutex_lock(&sp_wk.lock);
+	sp_rt_lock(&sp_wk.lock);
 	__atomic_store_n(&sp_wk.stop, 0, __ATOMIC_SEQ_CST);
-	pthread_mutex_unlock(&sp_wk.lock);
-	pthread_mutex_unlock(&sp_wk_end_lock);
+	sp_rt_unlock(&sp_wk.lock);
+	sp_rt_unlock(&sp_wk_end_lock);
 	/* Nobody is left to keep the bound of a raise held past its wait
 	 * (sp_waiter.c): it ends now. A raised thread still waiting lowers
 	 * itself when its wait ends (no worker to bound it then). */
@@ -585,9 +567,9 @@ void sp_wk_stop(void)
  */
 void sp_wk_block(void)
 {
-	pthread_mutex_lock(&sp_wk.lock);
+	sp_rt_lock(&sp_wk.lock);
 	sp_wk.blocked++;
-	pthread_mutex_unlock(&sp_wk.lock);
+	sp_rt_unlock(&sp_wk.lock);
 	sp_wk_end(false);
 }
 
@@ -595,14 +577,14 @@ void sp_wk_unblock(void)
 {
 	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
 
-	pthread_mutex_lock(&sp_wk.lock);
+	sp_rt_lock(&sp_wk.lock);
 	sp_wk.blocked--;
 	if (sp_wk.ready && !sp_wk.blocked && !sp_wk.running &&
 	    (__atomic_load_n(&sp_wk.kicked, __ATOMIC_SEQ_CST) || sp_core_needs_tick(core))) {
 		__atomic_store_n(&sp_wk.kicked, 1, __ATOMIC_SEQ_CST);
 		sp_wk_spawn_locked();
 	}
-	pthread_mutex_unlock(&sp_wk.lock);
+	sp_rt_unlock(&sp_wk.lock);
 }
 
 int sp_wk_running(void)

@@ -71,14 +71,16 @@ static inline uint64_t sp_os_now_ns(void)
 /* ---- checks ---- */
 /* Warn once per call site and go on: a broken count must not take the
  * machine down, and the module's stats show what followed. */
-#define SP_VERIFY(cond) WARN_ONCE(!(cond), "superpass: VERIFY(%s) failed\n", #cond)
-#define SP_VERIFY3U(a, op, b)                                                           \
+#define SP_ASSERT(cond) WARN_ONCE(!(cond), "superpass: ASSERT(%s) failed\n", #cond)
+#define SP_ASSERT3U(a, op, b)                                                           \
 	do {                                                                            \
 		u64 __sp_a = (u64)(a), __sp_b = (u64)(b);                               \
 		WARN_ONCE(!(__sp_a op __sp_b),                                          \
-			  "superpass: VERIFY3U(%s %s %s) failed (%llu %s %llu)\n", #a, #op, \
+			  "superpass: ASSERT3U(%s %s %s) failed (%llu %s %llu)\n", #a, #op, \
 			  #b, __sp_a, #op, __sp_b);                                     \
 	} while (0)
+/* Always on: warns once per call site; yields @cond. */
+#define SP_REPORT(cond, fmt, ...) WARN_ONCE((cond), "superpass: " fmt "\n", ##__VA_ARGS__)
 
 /* ---- atomics ---- */
 typedef atomic64_t sp_atomic64_t;
@@ -123,6 +125,11 @@ static inline uint64_t sp_atomic_xchg(sp_atomic64_t *a, uint64_t v)
 static inline void sp_smp_mb(void)
 {
 	smp_mb();
+}
+
+static inline void sp_smp_mb__after_atomic(void)
+{
+	smp_mb__after_atomic();
 }
 
 /* ---- locks ---- */

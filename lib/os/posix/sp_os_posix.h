@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * POSIX shim for the portable core: C11/GCC atomics, pthread mutexes and
- * liburcu's urcu-memb flavour. Provides exactly the contract listed in
+ * POSIX shim for the portable core: C11/GCC atomics, a futex mutex of its
+ * own and liburcu's urcu-memb flavour. Provides exactly the contract listed in
  * lib/os/sp_os.h.
  *
  * urcu-memb wants every reader thread registered. The core is called from
@@ -14,7 +14,6 @@
 #define SP_OS_POSIX_H
 
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,31 +30,40 @@
 /* ---- checks ---- */
 #include <stdio.h>
 #ifdef SUPERPASS_DEBUG_CHECKS
-#define SP_VERIFY_FAILED() abort()
+#define SP_ASSERT_FAILED() abort()
 #else
-#define SP_VERIFY_FAILED() ((void)0)
+#define SP_ASSERT_FAILED() ((void)0)
 #endif
-#define SP_VERIFY(cond)                                                                 \
+#define SP_ASSERT(cond)                                                                 \
 	do {                                                                            \
 		if (sp_unlikely(!(cond))) {                                             \
-			fprintf(stderr, "superpass: %s:%d: VERIFY(%s) failed\n", __FILE__,  \
+			fprintf(stderr, "superpass: %s:%d: ASSERT(%s) failed\n", __FILE__,  \
 				__LINE__, #cond);                                       \
-			SP_VERIFY_FAILED();                                             \
+			SP_ASSERT_FAILED();                                             \
 		}                                                                       \
 	} while (0)
-#define SP_VERIFY3U(a, op, b)                                                           \
+#define SP_ASSERT3U(a, op, b)                                                           \
 	do {                                                                            \
 		uint64_t __sp_a = (uint64_t)(a), __sp_b = (uint64_t)(b);                \
 		if (sp_unlikely(!(__sp_a op __sp_b))) {                                 \
 			fprintf(stderr,                                                 \
-				"superpass: %s:%d: VERIFY3U(%s %s %s) failed "          \
+				"superpass: %s:%d: ASSERT3U(%s %s %s) failed "          \
 				"(%llu %s %llu)\n",                                     \
 				__FILE__, __LINE__, #a, #op, #b,                        \
 				(unsigned long long)__sp_a, #op,                        \
 				(unsigned long long)__sp_b);                            \
-			SP_VERIFY_FAILED();                                             \
+			SP_ASSERT_FAILED();                                             \
 		}                                                                       \
 	} while (0)
+/* Always on, never aborts: one line on stderr each time @cond holds;
+ * yields @cond. */
+#define SP_REPORT(cond, fmt, ...)                                                       \
+	({                                                                              \
+		bool __sp_r = (cond);                                                   \
+		if (sp_unlikely(__sp_r))                                                \
+			fprintf(stderr, "superpass: " fmt "\n", ##__VA_ARGS__);         \
+		__sp_r;                                                                 \
+	})
 
 /* The thread waited for may be preempted on this very CPU: let it run. */
 static inline void sp_os_spin_wait(void)
@@ -147,36 +155,63 @@ static inline void sp_smp_mb(void)
 #endif
 }
 
+/* After an atomic read-modify-write, orders it before the loads and stores
+ * that follow, as a full barrier would. x86's locked instructions already
+ * are one: a compiler barrier there. */
+static inline void sp_smp_mb__after_atomic(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#else
+	sp_smp_mb();
+#endif
+}
+
 /* ---- locks ---- */
+/*
+ * A futex mutex of the library's own (Drepper's "Futexes Are Tricky",
+ * mutex2): 0 free, 1 held, 2 held with sleepers. Not pthread_mutex_lock,
+ * which an interposer (ours) exports and wraps: the core's locks must never
+ * reach it. The acquire and release atomics are what ThreadSanitizer sees.
+ */
+#include "sp_os_futex.h"
+
 typedef struct {
-	pthread_mutex_t m;
+	uint32_t state;
 } sp_os_lock_t;
+
+/* Contended: sleeps until the lock is ours (sp_os_posix.c). */
+void sp_os_lock_wait(sp_os_lock_t *l, uint32_t seen);
 
 static inline void sp_os_lock_init(sp_os_lock_t *l)
 {
-	pthread_mutex_init(&l->m, NULL);
+	__atomic_store_n(&l->state, 0, __ATOMIC_RELAXED);
 }
 
 static inline void sp_os_lock_destroy(sp_os_lock_t *l)
 {
-	pthread_mutex_destroy(&l->m);
+	(void)l;
 }
 
 static inline void sp_os_lock(sp_os_lock_t *l)
 {
-	pthread_mutex_lock(&l->m);
+	uint32_t seen = 0;
+
+	if (sp_unlikely(!__atomic_compare_exchange_n(&l->state, &seen, 1, false,
+						     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
+		sp_os_lock_wait(l, seen);
 }
 
 static inline void sp_os_unlock(sp_os_lock_t *l)
 {
-	pthread_mutex_unlock(&l->m);
+	if (sp_unlikely(__atomic_exchange_n(&l->state, 0, __ATOMIC_RELEASE) == 2))
+		sp_os_futex_wake(&l->state, 1);
 }
 
 /* ---- RCU ---- */
-/* initial-exec: a global-dynamic TLS access costs a __tls_get_addr call
- * on every event in a shared library (12 % of an uncontended lock in
- * perf). libsuperpass is linked or preloaded at startup, where the static
- * TLS block has room. */
+/* initial-exec: a global-dynamic TLS access would be a __tls_get_addr call
+ * on every event in a shared library. libsuperpass is linked or preloaded
+ * at startup, where the static TLS block has room. */
 extern __thread int sp_os_rcu_registered __attribute__((tls_model("initial-exec")));
 void sp_os_rcu_register_slow(void);
 
