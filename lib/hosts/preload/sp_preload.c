@@ -144,7 +144,7 @@ SP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 
 SP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 {
-	int rc = sp_real_x.mutex_destroy(m);
+	int rc = sp_real.mutex_destroy(m);
 
 	if (rc == 0)
 		sp_instr_lock_destroyed(m);
@@ -202,7 +202,7 @@ SP_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 
 SP_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 {
-	int rc = sp_real_x.rwlock_destroy(rw);
+	int rc = sp_real.rwlock_destroy(rw);
 
 	if (rc == 0)
 		sp_instr_lock_destroyed(rw);

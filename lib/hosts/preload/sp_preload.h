@@ -9,8 +9,6 @@
 
 /* As SP_REAL_OPS (sp_rt.h). */
 #define SP_REAL_EXTRA_OPS(X)                                                               \
-	X(mutex_destroy, (pthread_mutex_t *m), (m))                                        \
-	X(rwlock_destroy, (pthread_rwlock_t *rw), (rw))                                    \
 	X(cond_wait, (pthread_cond_t *c, pthread_mutex_t *m), (c, m))                      \
 	X(cond_timedwait, (pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t), \
 	  (c, m, t))                                                                       \

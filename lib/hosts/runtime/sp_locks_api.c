@@ -61,7 +61,7 @@ int sp_mutex_init(sp_mutex_t *m, int flags)
 
 int sp_mutex_destroy(sp_mutex_t *m)
 {
-	int rc = pthread_mutex_destroy(sp_pm(m));
+	int rc = sp_real.mutex_destroy(sp_pm(m));
 
 	if (rc == 0)
 		sp_instr_lock_destroyed(m);
@@ -124,7 +124,7 @@ int sp_rwlock_init(sp_rwlock_t *rw, int flags)
 
 int sp_rwlock_destroy(sp_rwlock_t *rw)
 {
-	int rc = pthread_rwlock_destroy(sp_prw(rw));
+	int rc = sp_real.rwlock_destroy(sp_prw(rw));
 
 	if (rc == 0)
 		sp_instr_lock_destroyed(rw);

@@ -40,6 +40,7 @@
 	X(mutex_clocklock, (pthread_mutex_t *m, clockid_t c, const struct timespec *t),    \
 	  (m, c, t))                                                                       \
 	X(mutex_unlock, (pthread_mutex_t *m), (m))                                         \
+	X(mutex_destroy, (pthread_mutex_t *m), (m))                                        \
 	X(rwlock_rdlock, (pthread_rwlock_t *rw), (rw))                                     \
 	X(rwlock_tryrdlock, (pthread_rwlock_t *rw), (rw))                                  \
 	X(rwlock_timedrdlock, (pthread_rwlock_t *rw, const struct timespec *t), (rw, t))   \
@@ -50,7 +51,8 @@
 	X(rwlock_timedwrlock, (pthread_rwlock_t *rw, const struct timespec *t), (rw, t))   \
 	X(rwlock_clockwrlock, (pthread_rwlock_t *rw, clockid_t c, const struct timespec *t), \
 	  (rw, c, t))                                                                      \
-	X(rwlock_unlock, (pthread_rwlock_t *rw), (rw))
+	X(rwlock_unlock, (pthread_rwlock_t *rw), (rw))                                     \
+	X(rwlock_destroy, (pthread_rwlock_t *rw), (rw))
 
 #define SP_REAL_FIELD(field, params, args) int(*field) params;
 struct sp_real_ops {

@@ -1,22 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* The futex mutex's sleeping half, and lazy urcu-memb reader registration
- * for threads the core does not own. */
+/* Lazy urcu-memb reader registration for threads the core does not own. */
 #include <pthread.h>
 
 #include "sp_os_posix.h"
-
-/* sp_os_lock found the lock held (@seen != 0): mark it contended (2) and
- * sleep until an exchange finds it free. Whoever takes it this way leaves
- * it at 2, so its unlock wakes the next sleeper, if any. */
-void sp_os_lock_wait(sp_os_lock_t *l, uint32_t seen)
-{
-	if (seen != 2)
-		seen = __atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE);
-	while (seen != 0) {
-		sp_os_futex_wait(&l->state, 2);
-		seen = __atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE);
-	}
-}
 
 __thread int sp_os_rcu_registered __attribute__((tls_model("initial-exec")));
 
