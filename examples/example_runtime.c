@@ -59,11 +59,11 @@ int main(void)
 
 	sp_runtime_config_default(&cfg);
 	cfg.fifo_prio = 1;
-	if (sp_runtime_init(&cfg) != 0)
+	if (sp_runtime_create(&cfg) != 0)
 		return 1;
 	printf("actuator mode: %s\n", sp_act_mode_name(sp_runtime_mode()));
 	sp_thread_register("ui");
-	sp_thread_set_critical(true);
+	sp_thread_set_critical(0, true);
 
 	pthread_create(&w, NULL, worker, NULL);
 	for (int i = 0; i < 4; i++)
@@ -84,7 +84,7 @@ int main(void)
 	       "budget expiries: %llu\n",
 	       (unsigned long long)st.core.blockings, (unsigned long long)st.act_fast_tracks,
 	       (unsigned long long)st.act_restores, (unsigned long long)st.core.expiries);
-	sp_runtime_write_json("/dev/stdout");
-	sp_runtime_shutdown();
+	sp_runtime_write_json(stdout);
+	sp_runtime_destroy();
 	return 0;
 }

@@ -5,7 +5,7 @@
  * The core's fast_track/restore callbacks only queue the tid
  * (sp_kmod_host.c); the worker thread then calls sp_act_reconcile(),
  * which never trusts the order of those calls: it asks the core
- * (sp_task_boosted) what it wants now and makes the task match, so a
+ * (sp_task_fast_tracked) what it wants now and makes the task match, so a
  * boost and its restore queued back to back cost nothing.
  *
  * A fast track is SCHED_FIFO at fifo_prio with SCHED_FLAG_RESET_ON_FORK;
@@ -149,7 +149,7 @@ void sp_act_reconcile(pid_t tid)
 {
 	struct sp_boost *b = sp_boost_find(tid);
 	struct task_struct *t = sp_task_get_by_tid(tid);
-	bool want = t && sp_core && sp_task_boosted(sp_core, tid) == 1;
+	bool want = t && sp_core && sp_task_fast_tracked(sp_core, tid) == 1;
 
 	if (b && b->task != t) {
 		/* The boosted task died and its tid moved on: nothing to undo. */

@@ -20,7 +20,7 @@ struct sp_act_stats {
 
 int sp_act_init(void);
 void sp_act_free(void);
-/* Makes @tid's scheduling match what sp_task_boosted() says now. */
+/* Makes @tid's scheduling match what sp_task_fast_tracked() says now. */
 void sp_act_reconcile(pid_t tid);
 /* The same for every task we boosted and every task the core wants. */
 void sp_act_rescan(void);

@@ -5,7 +5,7 @@
  * the recording host (include/superpass/rec_host.h, lib/hosts/sim), the one the
  * core's tests and the offline host use, in its queued model: the core's
  * callbacks only queue tids and sp_rec_host_run() is the worker, applying
- * sp_task_boosted(), as sp_kmod_worker.c does for real tasks.
+ * sp_task_fast_tracked(), as sp_kmod_worker.c does for real tasks.
  *
  * A chain (critical 3 waits for mutex L2, whose word names 2, who waits for
  * L1, whose word names 1), the word changing under a wait (the worker's

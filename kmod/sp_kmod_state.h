@@ -4,7 +4,7 @@
  * from module init to exit, and the tid filters the probes test before
  * anything else. The core's events come from the detector and the hooks;
  * its fast_track/restore callbacks only queue the tid (sp_kmod_host.c);
- * the worker applies what sp_task_boosted() says (include/superpass/core.h,
+ * the worker applies what sp_task_fast_tracked() says (include/superpass/core.h,
  * the host contract).
  */
 #ifndef SP_KMOD_STATE_H

@@ -3,7 +3,7 @@
  * The worker thread of the kernel host.
  *
  * One rule for every host (include/superpass/core.h): the thread applies
- * what sp_task_boosted() says for each queued tid (it reconciles, it does
+ * what sp_task_fast_tracked() says for each queued tid (it reconciles, it does
  * not replay calls) and ticks the core every millisecond while
  * sp_core_needs_tick(), that is while grants are active or a critical task
  * waits. Before each tick the detector re-reads the owner word of each

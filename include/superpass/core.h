@@ -18,7 +18,7 @@
  *    same record is what a trace of core events stores.
  *  - Actuation. host->fast_track / host->restore only tell the host that
  *    the policy's wish for a task changed. The host queues the tid and,
- *    when its worker runs, applies what sp_task_boosted() says then (a
+ *    when its worker runs, applies what sp_task_fast_tracked() says then (a
  *    wish that flipped twice meanwhile costs nothing). lib/core/sp_actq.h
  *    is the queue every host shares; the offline host's recording actuator
  *    is include/superpass/rec_host.h.
@@ -121,7 +121,7 @@ int sp_task_is_critical(struct sp_core *core, sp_tid_t tid);
 int sp_task_exit(struct sp_core *core, sp_tid_t tid);
 /* 1 if the policy currently wants @tid fast-tracked, 0 if not, -ENOENT. A
  * host that queues actuator work can apply this state when the work runs. */
-int sp_task_boosted(struct sp_core *core, sp_tid_t tid);
+int sp_task_fast_tracked(struct sp_core *core, sp_tid_t tid);
 
 /* ---- events (unknown tasks and locks are created on first sight) ---- */
 enum sp_event_type {

@@ -40,10 +40,8 @@ void sp_hist_merge(struct sp_hist *dst, const struct sp_hist *src);
  * answer is within 1/128 of a recorded value; 1/1 gives the exact max. */
 uint64_t sp_hist_quantile(const struct sp_hist *h, uint64_t num, uint64_t den);
 
-/* Bucket arithmetic, exposed for concurrent recorders (the core keeps an
- * atomic copy of the buckets). */
-uint32_t sp_hist_index(uint64_t value);
-/* The value reported for a bucket: its middle. */
+/* The value reported for buckets[@index]: its middle (for reading the
+ * buckets, e.g. to draw a distribution). */
 uint64_t sp_hist_bucket_value(uint32_t index);
 
 #ifdef __cplusplus

@@ -11,7 +11,7 @@
  *    state at once; a call that would be wrong on a real system (boosting
  *    a task twice, restoring one that is not boosted) is a bad call.
  *  - SP_REC_QUEUED: callbacks only queue the tid; sp_rec_host_run() is the
- *    worker, making the recorded state match sp_task_boosted().
+ *    worker, making the recorded state match sp_task_fast_tracked().
  * Tids must be below max_tid (any other is a bad call).
  *
  * Not part of libsuperpass: link superpass::sim (libsuperpass-sim), which

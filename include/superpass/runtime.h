@@ -9,7 +9,7 @@
  * negative errno value on failure.
  *
  * The runtime is created lazily with the default configuration by the first
- * call that needs it; call sp_runtime_init() first to choose another one.
+ * call that needs it; call sp_runtime_create() first to choose another one.
  * This header includes no pthread, urcu or kernel header: the lock types are
  * opaque storage, large enough for glibc's pthread types on every Linux ABI.
  */
@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h> /* clockid_t, which <time.h> hides under -std=c11 */
 #include <time.h>
 
@@ -48,11 +49,11 @@ void sp_runtime_config_default(struct sp_runtime_config *cfg);
 
 /* Creates the process-wide runtime. -EALREADY if it exists (created by an
  * earlier call or lazily), -EINVAL, -ENOMEM. */
-int sp_runtime_init(const struct sp_runtime_config *cfg);
+int sp_runtime_create(const struct sp_runtime_config *cfg);
 /* Restores every fast-tracked thread, stops the worker and frees the core.
  * No sp_* lock may be in use by another thread. A later call creates a new
  * runtime (handy for benchmarks that compare configurations). */
-void sp_runtime_shutdown(void);
+void sp_runtime_destroy(void);
 /* The core of the runtime, created lazily; NULL if creation failed. */
 struct sp_core *sp_runtime_core(void);
 /* The mode actually in force after the privilege check. */
@@ -67,11 +68,11 @@ sp_tid_t sp_thread_self(void);
 /* Registers the calling thread; @name (may be NULL) is also given to
  * pthread_setname_np (at most 15 characters are kept). */
 int sp_thread_register(const char *name);
-/* Marks the calling thread, or thread @tid of this process, latency-critical. */
-int sp_thread_set_critical(bool critical);
-int sp_tid_set_critical(sp_tid_t tid, bool critical);
+/* Marks thread @tid of this process latency-critical, or not; @tid 0 is the
+ * calling thread, which this also registers. */
+int sp_thread_set_critical(sp_tid_t tid, bool critical);
 /* 1 if the actuator currently holds a fast track for @tid, else 0. */
-int sp_tid_fast_tracked(sp_tid_t tid);
+int sp_thread_fast_tracked(sp_tid_t tid);
 /* Call right before execve (or any exec function) or posix_spawn: the
  * calling thread leaves the runtime as if it exited, so a fast track it has
  * is restored now. Scheduling attributes survive exec (the new program
@@ -108,10 +109,9 @@ struct sp_runtime_stats {
 	uint32_t mode;             /* enum sp_act_mode in force */
 };
 int sp_runtime_stats(struct sp_runtime_stats *out);
-/* Writes statistics (counters and blocking percentiles) as JSON to @path:
- * a new file (mode 0600) renamed over @path, never through a symbolic link
- * nor over another user's file (-EPERM, named on stderr). */
-int sp_runtime_write_json(const char *path);
+/* Writes statistics (counters and blocking percentiles) as one JSON object
+ * to @f: 0, -EIO when a write failed, -ENOMEM. */
+int sp_runtime_write_json(FILE *f);
 
 /* ---- locks ---- */
 #define SP_LOCK_STORAGE 64

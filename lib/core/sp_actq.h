@@ -2,7 +2,7 @@
 /*
  * The actuation queue every host shares: the core's fast_track/restore
  * callbacks push a tid, the host's worker pops it and applies what
- * sp_task_boosted() says at that moment. Order does not matter and a tid
+ * sp_task_fast_tracked() says at that moment. Order does not matter and a tid
  * is queued at most once (a boost and its restore pushed back to back are
  * one entry, resolved by the worker to "nothing to do"). When the ring is
  * full the queue remembers that a rescan is due instead of losing the tid:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 #include "sp_os.h"
 
-#include <superpass/hist.h>
+#include "sp_hist_index.h"
 
 static uint32_t sp_msb64(uint64_t v)
 {

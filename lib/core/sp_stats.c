@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Counters and the blocking-duration histogram of critical tasks. */
+#include "sp_hist_index.h"
 #include "sp_internal.h"
 
 static void sp_atomic_min(sp_atomic64_t *a, uint64_t v)

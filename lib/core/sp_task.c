@@ -56,7 +56,7 @@ int sp_task_is_critical(struct sp_core *core, sp_tid_t tid)
 	return rc;
 }
 
-int sp_task_boosted(struct sp_core *core, sp_tid_t tid)
+int sp_task_fast_tracked(struct sp_core *core, sp_tid_t tid)
 {
 	struct sp_task *t;
 	int rc = -ENOENT;

@@ -212,7 +212,7 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(sp_task_register(core, 0), -EINVAL);
 	assert_int_equal(sp_task_exit(core, 12345), -ENOENT);
 	assert_int_equal(sp_task_is_critical(core, 12345), -ENOENT);
-	assert_int_equal(sp_task_boosted(core, 12345), -ENOENT);
+	assert_int_equal(sp_task_fast_tracked(core, 12345), -ENOENT);
 	assert_int_equal(sp_graph_blockers(core, 12345, out, 1, &r), -ENOENT);
 	assert_int_equal(sp_graph_blockers(core, 1, NULL, 1, &r), -EINVAL);
 	assert_int_equal(sp_graph_blockers(core, 1, out, 1, NULL), -EINVAL);

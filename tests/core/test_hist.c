@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <superpass/hist.h>
+#include "sp_hist_index.h"
 
 /* ---- helpers ---- */
 

@@ -110,12 +110,12 @@ static void test_owner_boosted_until_release(void **state)
 	sp_assert_not_boosted(&sp_test_host, A);
 	sp_lock_blocked(core, W, L1, SP_HOLD_EXCL);
 	sp_assert_boosted(&sp_test_host, A);
-	assert_int_equal(sp_task_boosted(core, A), 1);
+	assert_int_equal(sp_task_fast_tracked(core, A), 1);
 	check_invariants(core);
 
 	sp_lock_released(core, A, L1, SP_HOLD_EXCL);
 	sp_assert_not_boosted(&sp_test_host, A);
-	assert_int_equal(sp_task_boosted(core, A), 0);
+	assert_int_equal(sp_task_fast_tracked(core, A), 0);
 	sp_lock_unblocked(core, W, L1, true);
 	sp_core_stats(core, &s);
 	assert_int_equal(s.grants, 1);
@@ -346,7 +346,7 @@ static void release_at_once(struct sp_rec_host *h, sp_tid_t tid, bool boosted)
 {
 	if (!boosted)
 		return;
-	assert_int_equal(sp_task_boosted(h->core, tid), 1);
+	assert_int_equal(sp_task_fast_tracked(h->core, tid), 1);
 	assert_int_equal(sp_lock_released(h->core, tid, L1, SP_HOLD_EXCL), 0);
 }
 
@@ -360,7 +360,7 @@ static void test_target_runs_inside_actuator_call(void **state)
 	sp_rec_host_run(&sp_test_host); /* QUEUED: the worker boosts; the target runs */
 	sp_test_host.on_change = NULL;
 	sp_assert_not_boosted(&sp_test_host, A);
-	assert_int_equal(sp_task_boosted(core, A), 0);
+	assert_int_equal(sp_task_fast_tracked(core, A), 0);
 	sp_core_stats(core, &s);
 	assert_int_equal(s.ends_release, 1);
 	assert_int_equal(sp_test_host.fast_tracks, 1);
@@ -610,7 +610,7 @@ static void test_core_event_dispatch(void **state)
 		assert_int_equal(sp_core_event(core, &after[i]), 0);
 	sp_assert_not_boosted(&sp_test_host, A);
 	assert_int_equal(sp_task_is_critical(core, W), 0);
-	assert_int_equal(sp_task_boosted(core, A), -ENOENT);
+	assert_int_equal(sp_task_fast_tracked(core, A), -ENOENT);
 	sp_core_stats(core, &s);
 	assert_int_equal(s.acquires, 2);
 	assert_int_equal(s.releases, 2);
@@ -756,7 +756,7 @@ static void test_boosted_task_exits(void **state)
 	sp_assert_boosted(&sp_test_host, A);
 	assert_int_equal(sp_task_exit(core, A), 0);
 	sp_assert_not_boosted(&sp_test_host, A);
-	assert_int_equal(sp_task_boosted(core, A), -ENOENT);
+	assert_int_equal(sp_task_fast_tracked(core, A), -ENOENT);
 	/* what it held is no longer held by anyone */
 	sp_lock_owner(core, L1, &owner);
 	assert_int_equal(owner, 0);
@@ -823,7 +823,7 @@ static void test_actuator_failure_is_counted(void **state)
 
 	sp_test_host.fail_fast_track = -EPERM;
 	w_waits_behind_a(core);
-	assert_int_equal(sp_task_boosted(core, A), 0);
+	assert_int_equal(sp_task_fast_tracked(core, A), 0);
 	sp_lock_unblocked(core, W, L1, false);
 	sp_core_stats(core, &s);
 	assert_int_equal(s.actuator_errors, 1);

@@ -454,7 +454,7 @@ static void test_stress(void **state)
 	assert_int_equal(sp_test_boosted_count(&host), 0);
 	assert_int_equal(st.boosted_now, 0);
 	for (i = 0; i < NTHREADS; i++)
-		assert_int_equal(sp_task_boosted(core, workers[i].tid), 0);
+		assert_int_equal(sp_task_fast_tracked(core, workers[i].tid), 0);
 	assert_int_equal(st.fast_tracks, st.restores);
 	assert_int_equal(host.fast_tracks, host.restores);
 	assert_int_equal(st.fast_tracks, host.fast_tracks);

@@ -111,13 +111,13 @@ static inline int sp_test_setup_observe(void **state)
 	sp_runtime_config_default(&cfg);
 	cfg.quiet = true;
 	cfg.mode = SP_ACT_OBSERVE;
-	return sp_runtime_init(&cfg) == 0 ? 0 : -1;
+	return sp_runtime_create(&cfg) == 0 ? 0 : -1;
 }
 
 static inline int sp_test_teardown_runtime(void **state)
 {
 	(void)state;
-	sp_runtime_shutdown();
+	sp_runtime_destroy();
 	return 0;
 }
 

@@ -39,7 +39,7 @@ static int sp_start_mode(enum sp_act_mode mode, uint32_t readers, uint64_t budge
 	cfg.core.readers_per_lock = readers;
 	cfg.core.budget_ns = budget_ns;
 	cfg.core.throttle_window_ns = 0;
-	return sp_runtime_init(&cfg);
+	return sp_runtime_create(&cfg);
 }
 
 static int sp_start(uint32_t readers, uint64_t budget_ns)
@@ -50,7 +50,7 @@ static int sp_start(uint32_t readers, uint64_t budget_ns)
 static int teardown(void **state)
 {
 	(void)state;
-	sp_runtime_shutdown();
+	sp_runtime_destroy();
 	sp_wk_raise_slots(UINT32_MAX); /* all, also after a test that failed with one */
 	return 0;
 }
@@ -180,7 +180,7 @@ static void run_holder(struct holder *h)
 {
 	pthread_t t;
 
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(pthread_create(&t, NULL, holder_main, h), 0);
 	assert_true(SP_WAIT_FOR(__atomic_load_n(&h->locked, __ATOMIC_ACQUIRE)));
 	int rc = sp_mutex_lock(h->m);
@@ -192,7 +192,7 @@ static void run_holder(struct holder *h)
 	}
 	assert_int_equal(sp_mutex_unlock(h->m), 0);
 	pthread_join(t, NULL);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 }
 
 /* A new mutex (@flags) held by one nice 19 holder for the critical caller,
@@ -299,7 +299,7 @@ static void test_worker_boosts_then_nothing_stays_boosted(void **state)
 	assert_true(sp_sched_attr_same(&h.after, &h.before));
 	assert_int_equal(sp_sched_getattr(0, &self_after), 0);
 	assert_true(sp_sched_attr_same(&self_after, &self_before));
-	assert_int_equal(sp_tid_fast_tracked((sp_tid_t)h.tid), 0);
+	assert_int_equal(sp_thread_fast_tracked((sp_tid_t)h.tid), 0);
 	assert_int_equal(sp_runtime_stats(&st), 0);
 	/* the waiter applied it itself (sp_wk_direct_end), or the worker did */
 	assert_true(st.act_fast_tracks >= 1);
@@ -525,7 +525,7 @@ static void test_exec_in_a_wait_leaves_no_slice(void **state)
 		assert_int_equal(sp_exec_handler_attr.sched_runtime, before.sched_runtime);
 		assert_true(sp_sched_attr_same(&sp_exec_handler_attr, &before));
 		assert_int_equal(sp_mutex_destroy(&m), 0);
-		sp_runtime_shutdown();
+		sp_runtime_destroy();
 	}
 	sigaction(SIGUSR1, &old, NULL);
 }
@@ -581,10 +581,10 @@ static void run_two_critical_waiters(struct second *x, uint32_t slots)
 	assert_int_equal(pthread_create(&h1, NULL, second_holder_main, x), 0);
 	assert_true(SP_WAIT_FOR(__atomic_load_n(&x->locked, __ATOMIC_ACQUIRE)));
 	assert_int_equal(pthread_create(&t2, NULL, second_waiter_main, x), 0);
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(sp_mutex_lock(&x->m1), 0); /* raised; ends when t2's wait did */
 	assert_int_equal(sp_mutex_unlock(&x->m1), 0);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	pthread_join(t2, NULL);
 	pthread_join(h1, NULL);
 	sp_wk_raise_slots(was);
@@ -652,7 +652,7 @@ static void test_exit_while_boosted(void **state)
 	}
 	assert_int_equal(sp_start(4, 0), 0);
 	run_boosted_mutex(&h, SP_MUTEX_NORMAL | SP_MUTEX_ROBUST, &st);
-	assert_int_equal(sp_tid_fast_tracked((sp_tid_t)h.tid), 0);
+	assert_int_equal(sp_thread_fast_tracked((sp_tid_t)h.tid), 0);
 	assert_int_equal(st.act_fast_tracks, st.act_restores);
 	assert_int_equal(st.core.boosted_now, 0);
 	assert_int_equal(sp_mutex_destroy(&m), 0);
@@ -704,7 +704,7 @@ static int count_boosted(struct readers *r)
 	int n = 0;
 
 	for (int i = 0; i < NR_READERS; i++)
-		n += sp_tid_fast_tracked((sp_tid_t)__atomic_load_n(&r->tid[i], __ATOMIC_ACQUIRE)) == 1;
+		n += sp_thread_fast_tracked((sp_tid_t)__atomic_load_n(&r->tid[i], __ATOMIC_ACQUIRE)) == 1;
 	return n;
 }
 
@@ -739,10 +739,10 @@ static void test_readers_boosted_up_to_k(void **state)
 		assert_int_equal(pthread_create(&t[i], NULL, reader_main, &r), 0);
 	assert_true(SP_WAIT_FOR(__atomic_load_n(&r.nr_locked, __ATOMIC_ACQUIRE) == NR_READERS));
 	assert_int_equal(pthread_create(&obs, NULL, observer_main, &r), 0);
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(sp_rwlock_wrlock(&r.rw), 0);
 	assert_int_equal(sp_rwlock_unlock(&r.rw), 0);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	pthread_join(obs, NULL);
 	for (int i = 0; i < NR_READERS; i++)
 		pthread_join(t[i], NULL);
@@ -750,7 +750,7 @@ static void test_readers_boosted_up_to_k(void **state)
 	assert_int_equal(r.fifo_seen, K);
 	assert_int_equal(r.untracked, NR_READERS - K);
 	for (int i = 0; i < NR_READERS; i++)
-		assert_int_equal(sp_tid_fast_tracked((sp_tid_t)r.tid[i]), 0);
+		assert_int_equal(sp_thread_fast_tracked((sp_tid_t)r.tid[i]), 0);
 	assert_int_equal(sp_rwlock_destroy(&r.rw), 0);
 }
 
@@ -773,7 +773,7 @@ static void *queued_reader_main(void *arg)
 	__atomic_store_n(&q->reader, sp_test_gettid(), __ATOMIC_RELEASE);
 	assert_int_equal(sp_rwlock_rdlock(&q->rw), 0); /* queued behind the writer */
 	/* The critical writer still waits for us: still boosted? */
-	q->boosted_after = sp_task_boosted(sp_runtime_core(), (sp_tid_t)sp_test_gettid());
+	q->boosted_after = sp_task_fast_tracked(sp_runtime_core(), (sp_tid_t)sp_test_gettid());
 	assert_int_equal(sp_rwlock_unlock(&q->rw), 0);
 	return NULL;
 }
@@ -797,7 +797,7 @@ static void *queued_observer_main(void *arg)
 	struct queued *q = arg;
 
 	pin(0);
-	q->seen = SP_WAIT_FOR(sp_tid_fast_tracked((sp_tid_t)q->reader) == 1);
+	q->seen = SP_WAIT_FOR(sp_thread_fast_tracked((sp_tid_t)q->reader) == 1);
 	__atomic_store_n(&q->stop, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -829,17 +829,17 @@ static void test_queued_reader_handed_the_lock_is_found(void **state)
 	assert_true(SP_WAIT_FOR(__atomic_load_n(&q.spinning, __ATOMIC_ACQUIRE)));
 	assert_int_equal(sp_rwlock_unlock(&q.rw), 0); /* the reader now holds it */
 	assert_int_equal(pthread_create(&obs, NULL, queued_observer_main, &q), 0);
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(sp_rwlock_wrlock(&q.rw), 0); /* ends when the reader ran */
 	assert_int_equal(sp_rwlock_unlock(&q.rw), 0);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	pthread_join(obs, NULL);
 	pthread_join(spin, NULL);
 	pthread_join(rd, NULL);
 	assert_int_equal(sched_setaffinity(0, sizeof(cpus), &cpus), 0);
 	assert_true(q.seen);
 	assert_int_equal(q.boosted_after, 1);
-	assert_int_equal(sp_tid_fast_tracked((sp_tid_t)q.reader), 0);
+	assert_int_equal(sp_thread_fast_tracked((sp_tid_t)q.reader), 0);
 	assert_int_equal(sp_rwlock_destroy(&q.rw), 0);
 }
 
@@ -855,8 +855,8 @@ static void *crowd_observer_main(void *arg)
 {
 	struct crowd *c = arg;
 
-	SP_WAIT_FOR(sp_tid_fast_tracked((sp_tid_t)__atomic_load_n(&c->r.tid[0], __ATOMIC_ACQUIRE)) == 1 &&
-		    sp_tid_fast_tracked((sp_tid_t)__atomic_load_n(&c->r.tid[1], __ATOMIC_ACQUIRE)) == 1);
+	SP_WAIT_FOR(sp_thread_fast_tracked((sp_tid_t)__atomic_load_n(&c->r.tid[0], __ATOMIC_ACQUIRE)) == 1 &&
+		    sp_thread_fast_tracked((sp_tid_t)__atomic_load_n(&c->r.tid[1], __ATOMIC_ACQUIRE)) == 1);
 	c->writer_policy = sp_test_policy(c->writer);
 	__atomic_store_n(&c->r.go, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -898,10 +898,10 @@ static void test_waiter_raised_for_two_holders_on_one_cpu(void **state)
 	assert_true(SP_WAIT_FOR(__atomic_load_n(&c.r.nr_locked, __ATOMIC_ACQUIRE) == 2));
 	sp_wk_block();
 	assert_int_equal(pthread_create(&obs, NULL, crowd_observer_main, &c), 0);
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(sp_rwlock_wrlock(&c.r.rw), 0);
 	assert_int_equal(sp_rwlock_unlock(&c.r.rw), 0);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	assert_int_equal(sp_sched_getattr(0, &after), 0);
 	worker = sp_wk_running();
 	sp_wk_unblock();
@@ -913,7 +913,7 @@ static void test_waiter_raised_for_two_holders_on_one_cpu(void **state)
 	assert_int_equal(c.writer_policy, SCHED_FIFO);
 	assert_true(sp_sched_attr_same(&after, &before));
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(sp_tid_fast_tracked((sp_tid_t)c.r.tid[i]), 0);
+		assert_int_equal(sp_thread_fast_tracked((sp_tid_t)c.r.tid[i]), 0);
 	assert_int_equal(sp_rwlock_destroy(&c.r.rw), 0);
 }
 
@@ -992,7 +992,7 @@ static void test_critical_keeps_raise_until_release(void **state)
 	assert_int_equal(sp_start(4, 0), 0);
 	assert_int_equal(sp_mutex_init(&k.m, 0), 0);
 	assert_int_equal(sp_sched_getattr(0, &before), 0);
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 
 	/* released: raised while held, its own attributes after */
 	keeper_wait(&k);
@@ -1029,7 +1029,7 @@ static void test_critical_keeps_raise_until_release(void **state)
 	assert_true(sp_sched_attr_same(&now, &before));
 	assert_int_equal(sp_mutex_unlock(&k.m), 0);
 
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	assert_true(SP_WAIT_FOR(sp_runtime_stats(&st) == 0 && st.act_boosted_now == 0));
 	assert_int_equal(st.act_fast_tracks, st.act_restores);
 	assert_int_equal(sp_mutex_destroy(&k.m), 0);
@@ -1092,7 +1092,7 @@ static void test_released_mutex_goes_to_the_critical_waiter(void **state)
 	(void)state;
 	assert_int_equal(sp_start_mode(SP_ACT_OBSERVE, 4, 0), 0);
 	assert_int_equal(sp_mutex_init(&m, 0), 0);
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	/* Several rounds: without the hand-off the barger wins nearly every
 	 * one (its unlock and lock are a microsecond apart, the wakeup is
 	 * tens), with it none; the critical thread may also win by itself. */
@@ -1115,7 +1115,7 @@ static void test_released_mutex_goes_to_the_critical_waiter(void **state)
 		if (!b.waiter_had_it)
 			assert_int_equal(timeouts, timeouts_before + 1);
 	}
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	assert_int_equal(unpublished, 0);
 	/* At most the barger's second lock of each round yields. How many do
 	 * is timing: under ThreadSanitizer the barger's unlock and lock are
@@ -1253,13 +1253,13 @@ static bool retaken_round(sp_mutex_t *a, sp_mutex_t *b, bool *boosted)
 				 (sp_test_vol_switches(x.h1) > sw &&
 				  sp_test_task_state(x.h1) == 'S'))));
 	chain = !__atomic_load_n(&x.h1_early, __ATOMIC_ACQUIRE);
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(pthread_create(&obs, NULL, retaken_observer_main, &x), 0);
 	if (!chain)
 		__atomic_store_n(&x.release, 1, __ATOMIC_RELEASE);
 	assert_int_equal(sp_mutex_lock(a), 0);
 	assert_int_equal(sp_mutex_unlock(a), 0);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	pthread_join(obs, NULL);
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
@@ -1396,10 +1396,10 @@ int main(void)
 
 	sp_runtime_config_default(&cfg);
 	cfg.quiet = true;
-	if (sp_runtime_init(&cfg) == 0 && sp_runtime_mode() != SP_ACT_FIFO) {
+	if (sp_runtime_create(&cfg) == 0 && sp_runtime_mode() != SP_ACT_FIFO) {
 		printf("SKIP: no CAP_SYS_NICE / RLIMIT_RTPRIO: SCHED_FIFO cannot be granted here\n");
 		return 77;
 	}
-	sp_runtime_shutdown();
+	sp_runtime_destroy();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

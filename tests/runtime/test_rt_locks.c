@@ -169,7 +169,7 @@ static void test_fork_before_runtime_child_owns_its_locks(void **state)
 		sp_mutex_t m = SP_MUTEX_INITIALIZER;
 		int bad = sp_thread_self() != (sp_tid_t)sp_test_gettid();
 
-		bad |= sp_runtime_init(NULL) != 0; /* the child's own runtime */
+		bad |= sp_runtime_create(NULL) != 0; /* the child's own runtime */
 		for (int i = 0; i < 3; i++) { /* the first call registers the thread */
 			bad |= sp_mutex_lock(&m) != 0;
 			bad |= pm_of(&m)->__data.__owner != sp_test_gettid();
@@ -431,6 +431,41 @@ static void *staged_holder(void *arg)
 	return NULL;
 }
 
+static void *report_tid(void *arg)
+{
+	struct { sp_tid_t tid; int go; } *t = arg;
+
+	__atomic_store_n(&t->tid, sp_thread_self(), __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	return NULL;
+}
+
+/* One call marks any thread of the process, 0 being the caller. */
+static void test_set_critical_by_tid(void **state)
+{
+	struct { sp_tid_t tid; int go; } other = { 0, 0 };
+	struct sp_core *core;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
+	core = sp_runtime_core();
+	assert_non_null(core);
+	assert_int_equal(sp_task_is_critical(core, sp_thread_self()), 1);
+	assert_int_equal(pthread_create(&t, NULL, report_tid, &other), 0);
+	while (!__atomic_load_n(&other.tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(sp_thread_set_critical(other.tid, true), 0);
+	assert_int_equal(sp_task_is_critical(core, other.tid), 1);
+	assert_int_equal(sp_thread_set_critical(other.tid, false), 0);
+	assert_int_equal(sp_task_is_critical(core, other.tid), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
+	assert_int_equal(sp_task_is_critical(core, sp_thread_self()), 0);
+	__atomic_store_n(&other.go, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+}
+
 static void test_contended_counts(void **state)
 {
 	static struct contend c;
@@ -443,14 +478,14 @@ static void test_contended_counts(void **state)
 	assert_int_equal(sp_runtime_stats(&before), 0);
 
 	/* One certain blocking of a critical thread. */
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(pthread_create(&t[0], NULL, staged_holder, &c), 0);
 	while (!__atomic_load_n(&c.locked, __ATOMIC_ACQUIRE))
 		sched_yield();
 	assert_int_equal(sp_mutex_lock(&c.m), 0); /* blocks until the block is counted */
 	assert_int_equal(sp_mutex_unlock(&c.m), 0);
 	pthread_join(t[0], NULL);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	assert_true(c.saw_block);
 	assert_int_equal(sp_runtime_stats(&st), 0);
 	assert_true(st.core.blocks >= before.core.blocks + 1);
@@ -491,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_mutex_recursive),
 		cmocka_unit_test(test_mutex_pi_and_robust_keep_behaviour),
 		cmocka_unit_test(test_rwlock),
+		cmocka_unit_test(test_set_critical_by_tid),
 		cmocka_unit_test(test_contended_counts),
 	};
 

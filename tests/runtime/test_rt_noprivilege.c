@@ -93,12 +93,12 @@ static int child(int nice_rlim)
 	sp_runtime_config_default(&cfg);
 	cfg.core.throttle_window_ns = 0;
 	cfg.core.budget_ns = 0;
-	if (sp_runtime_init(&cfg) != 0)
+	if (sp_runtime_create(&cfg) != 0)
 		return 11;
 	if (sp_runtime_mode() != (expect_nice ? SP_ACT_NICE : SP_ACT_OBSERVE))
 		return 12;
 	sp_mutex_init(&m, 0);
-	sp_thread_set_critical(true);
+	sp_thread_set_critical(0, true);
 	pthread_create(&h, NULL, holder_main, &expect_nice);
 	if (!SP_WAIT_FOR(__atomic_load_n(&locked, __ATOMIC_ACQUIRE)))
 		return 13;
@@ -120,7 +120,7 @@ static int child(int nice_rlim)
 	sp_runtime_stats(&st);
 	if (st.act_boosted_now != 0 || st.core.blockings < 1)
 		return 18;
-	sp_runtime_shutdown();
+	sp_runtime_destroy();
 	return 0;
 }
 

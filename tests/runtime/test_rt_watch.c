@@ -140,7 +140,7 @@ static void test_readers_found_before_and_after_watch(void **state)
 	assert_int_equal(nr_readers(&rw), 0); /* not watched: not told */
 
 	/* The reader entered before anyone waited: the waiter's scan finds it. */
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(critical_timed_wrlock(&rw, &w1), ETIMEDOUT);
 	assert_int_equal(w1.seen, 1);
 	assert_int_equal(nr_readers(&rw), 1);
@@ -161,7 +161,7 @@ static void test_readers_found_before_and_after_watch(void **state)
 	__atomic_store_n(&late.stage, 2, __ATOMIC_RELEASE);
 	pthread_join(tl, NULL);
 	assert_int_equal(nr_readers(&rw), 0);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 
 	assert_int_equal(sp_runtime_stats(&st), 0);
 	assert_int_equal(st.core.blocks, st.core.unblocks);
@@ -222,9 +222,9 @@ static void test_nested_read_holds(void **state)
 	assert_int_equal(sp_rwlock_init(&b, 0), 0);
 	assert_int_equal(pthread_create(&t, NULL, nest_main, &n), 0);
 	nest_wait(&n, 1);
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(critical_timed_wrlock(&a, &w), ETIMEDOUT);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	assert_int_equal(w.seen, 1);
 	assert_int_equal(nr_readers(&a), 1); /* one reader, though two holds */
 	assert_int_equal(nr_readers(&b), 0); /* never watched */
@@ -285,9 +285,9 @@ static void test_hand_over_hand_readers_listed(void **state)
 	assert_int_equal(pthread_create(&t, NULL, coupling_main, &c), 0);
 	while (!__atomic_load_n(&c.stage, __ATOMIC_ACQUIRE))
 		sched_yield();
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(critical_timed_wrlock(&rw[COUPLED - 1], &w), ETIMEDOUT);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	assert_int_equal(w.seen, 1);
 	__atomic_store_n(&c.stage, 2, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
@@ -360,14 +360,14 @@ static void test_owner_from_word(void **state)
 	/* the holder's tid, as glibc keeps it */
 	__atomic_store_n(&w.want, (sp_tid_t)(((pthread_mutex_t *)(void *)m.opaque.bytes)->__data.__owner),
 			 __ATOMIC_RELEASE);
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(pthread_create(&tw, NULL, mutex_watcher, &w), 0);
 	dl = sp_test_deadline_ms(CLOCK_REALTIME, 1000);
 	assert_int_equal(sp_mutex_timedlock(&m, &dl), ETIMEDOUT);
 	__atomic_store_n(&w.done, 1, __ATOMIC_RELEASE);
 	pthread_join(tw, NULL);
 	assert_int_equal(w.seen, 1);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	__atomic_store_n(&h.stage, 2, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
 	assert_int_equal(sp_mutex_destroy(&m), 0);
@@ -433,9 +433,9 @@ static void test_plain_waiter_reports_no_reader(void **state)
 	assert_int_equal(pthread_create(&te, NULL, reader_main, &early), 0);
 	while (!__atomic_load_n(&early.stage, __ATOMIC_ACQUIRE))
 		sched_yield();
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(critical_timed_wrlock(&rw, &w), ETIMEDOUT);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	assert_int_equal(w.seen, 1);
 	__atomic_store_n(&early.stage, 2, __ATOMIC_RELEASE);
 	pthread_join(te, NULL);
@@ -531,9 +531,9 @@ static void test_queued_reader_behind_writer_holds_nothing(void **state)
 	assert_int_equal(pthread_create(&tq, NULL, queued_reader_main, &q), 0);
 	assert_true(SP_WAIT_FOR(asleep(&q.tid)));
 
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(critical_timed_wrlock(&rw, &w), ETIMEDOUT);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	assert_int_equal(w.seen, 0); /* the writer holds it, not the queued reader */
 	assert_int_equal(sp_lock_owner(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&rw, &owner), 0);
 	assert_int_equal(owner, (sp_tid_t)__atomic_load_n(&x.tid, __ATOMIC_ACQUIRE));
@@ -596,9 +596,9 @@ static void test_reader_waiting_behind_writer_holds_nothing(void **state)
 	assert_int_equal(pthread_create(&tt1, NULL, timed_reader_main, &t1), 0);
 	assert_int_equal(pthread_create(&tt2, NULL, timed_reader_main, &t2), 0);
 
-	assert_int_equal(sp_thread_set_critical(true), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	assert_int_equal(critical_timed_wrlock(&rw, &w), ETIMEDOUT);
-	assert_int_equal(sp_thread_set_critical(false), 0);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	assert_int_equal(w.seen, 1);
 	assert_int_equal(sp_lock_readers(sp_runtime_core(), (sp_lock_key_t)(uintptr_t)&rw, out, 8,
 					 NULL),

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -364,7 +365,7 @@ static void *ui_main(void *arg)
 		run->ui_err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	}
 	if (run->po == PO_SUPERPASS)
-		sp_thread_set_critical(true);
+		sp_thread_set_critical(0, true);
 	if (run->trace)
 		run->ui_schedstat_fd = bench_schedstat_open((int)syscall(SYS_gettid));
 	wait_go(run);
@@ -391,8 +392,27 @@ static void *ui_main(void *arg)
 		bench_sleep_until_ns(next);
 	}
 	if (run->po == PO_SUPERPASS)
-		sp_thread_set_critical(false);
+		sp_thread_set_critical(0, false);
 	return NULL;
+}
+
+/* The runtime's statistics into @path (SUPERPASS_STATS), as the interposer
+ * writes them for the preloaded rows; never through a symbolic link. */
+static void bench_write_runtime_stats(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int rc;
+
+	if (!f) {
+		fprintf(stderr, "superpass bench: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	rc = sp_runtime_write_json(f);
+	if (fclose(f) || rc < 0)
+		fprintf(stderr, "superpass bench: cannot write %s\n", path);
 }
 
 static int start_runtime(const struct bench_opts *o, uint32_t k)
@@ -409,7 +429,7 @@ static int start_runtime(const struct bench_opts *o, uint32_t k)
 
 	cfg.quiet = told++ > 0;
 	cfg.log_path = getenv("SUPERPASS_LOG"); /* actuator calls, for debugging */
-	return sp_runtime_init(&cfg);
+	return sp_runtime_create(&cfg);
 }
 
 int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_policy po,
@@ -497,7 +517,7 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 		const char *stats = getenv("SUPERPASS_STATS");
 
 		if (stats && *stats) /* the runtime's own view, as the interposer writes it */
-			sp_runtime_write_json(stats);
+			bench_write_runtime_stats(stats);
 		if (sp_runtime_stats(&st) == 0) {
 			r->have_stats = true;
 			r->stats = st;
@@ -512,7 +532,7 @@ int bench_run(const struct bench_opts *o, enum bench_scenario sc, enum bench_pol
 	blk_destroy(&run->a);
 	blk_destroy(&run->b);
 	if (po == PO_SUPERPASS)
-		sp_runtime_shutdown();
+		sp_runtime_destroy();
 	pthread_mutex_destroy(&run->boost_lock);
 	free(run);
 	return 0;

@@ -104,7 +104,7 @@ __attribute__((destructor)) static void sp_pl_fini(void)
 	sp_rt_enter();
 	sp_rt_process_exit();
 	if (tmpl && sp_pl_stats_path(path, sizeof(path), tmpl) == 0) {
-		rc = sp_runtime_write_json(path);
+		rc = sp_rt_write_stats_file(path);
 		if (rc < 0)
 			sp_rt_say("superpass-preload: cannot write statistics %s: %s\n", path,
 				  strerror(-rc));

@@ -7,7 +7,7 @@
  * queue the tid (sp_wk_fast_track/sp_wk_restore in sp_worker.c); the
  * worker thread then calls
  * sp_act_reconcile(), which asks the core what it wants now
- * (sp_task_boosted) and applies that, so a boost and its restore queued
+ * (sp_task_fast_tracked) and applies that, so a boost and its restore queued
  * back to back cost nothing. The attributes are saved when the boost is
  * applied and put back when it ends. Besides the worker, a thread whose own
  * fast track ended reconciles itself on its way out of the core
@@ -453,7 +453,7 @@ static void sp_act_unlock(struct sp_act_slot *self)
 
 static struct sp_act_slot *sp_act_reconcile_locked(struct sp_core *core, sp_tid_t tid)
 {
-	return sp_act_sync_locked(tid, core && sp_task_boosted(core, tid) == 1);
+	return sp_act_sync_locked(tid, core && sp_task_fast_tracked(core, tid) == 1);
 }
 
 void sp_act_reconcile(struct sp_core *core, sp_tid_t tid)

@@ -223,7 +223,7 @@ int sp_instr_mutex_unlock_slow(pthread_mutex_t *m)
 	if (told == SP_IW_QUIET && sp_iw_active() && sp_mx_owner(m) == self &&
 	    !(sp_mx_type(m) == PTHREAD_MUTEX_RECURSIVE && m->__data.__count > 1)) {
 		sp_rt_enter();
-		told = sp_task_boosted(core, self) == 1;
+		told = sp_task_fast_tracked(core, self) == 1;
 		sp_rt_leave();
 	}
 	rc = sp_real.mutex_unlock(m);

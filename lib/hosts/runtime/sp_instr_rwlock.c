@@ -174,7 +174,7 @@ int sp_instr_rwlock_unlock_told(pthread_rwlock_t *rw, int told)
 	 * a critical thread waits: its grant ends with this release. */
 	if (told == SP_IW_QUIET && sp_iw_active() && sp_rw_writer(rw) == self) {
 		sp_rt_enter();
-		told = sp_task_boosted(core, self) == 1;
+		told = sp_task_fast_tracked(core, self) == 1;
 		sp_rt_leave();
 	}
 	rc = sp_real.rwlock_unlock(rw);

@@ -176,7 +176,7 @@ bool sp_iw_wait_begins(struct sp_core *core, const void *lock, bool rwlock)
 			sp_ho_wait_begins(lock);
 		return false;
 	}
-	if (!critical && sp_task_boosted(core, sp_rt_self_state.tid) != 1)
+	if (!critical && sp_task_fast_tracked(core, sp_rt_self_state.tid) != 1)
 		return false;
 	/* Readers that check the table after this see it; the scan finds
 	 * the ones that entered before (sp_iw_scan_readers). Pairs with the

@@ -259,7 +259,7 @@ int sp_thread_register(const char *name)
 	return 0;
 }
 
-int sp_tid_set_critical(sp_tid_t tid, bool critical)
+int sp_thread_set_critical(sp_tid_t tid, bool critical)
 {
 	struct sp_core *core = sp_rt_core();
 	int rc;
@@ -267,7 +267,7 @@ int sp_tid_set_critical(sp_tid_t tid, bool critical)
 	if (!core)
 		return -ENODEV;
 	if (tid == 0)
-		return -EINVAL;
+		tid = sp_rt_thread(core);
 	sp_rt_enter();
 	rc = sp_task_register(core, tid);
 	if (rc >= 0)
@@ -281,16 +281,7 @@ int sp_tid_set_critical(sp_tid_t tid, bool critical)
 	return 0;
 }
 
-int sp_thread_set_critical(bool critical)
-{
-	struct sp_core *core = sp_rt_core();
-
-	if (!core)
-		return -ENODEV;
-	return sp_tid_set_critical(sp_rt_thread(core), critical);
-}
-
-int sp_tid_fast_tracked(sp_tid_t tid)
+int sp_thread_fast_tracked(sp_tid_t tid)
 {
 	return sp_act_is_boosted(tid);
 }

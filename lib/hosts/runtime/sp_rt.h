@@ -244,7 +244,7 @@ void sp_instr_released(sp_tid_t self, const void *lock, enum sp_hold hold);
 
 /* ---- actuator (sp_actuator.c): makes threads' attributes match ---- */
 int sp_act_setup(const struct sp_runtime_config *cfg); /* probes privileges */
-/* The worker: makes @tid's scheduling match sp_task_boosted() now. */
+/* The worker: makes @tid's scheduling match sp_task_fast_tracked() now. */
 void sp_act_reconcile(struct sp_core *core, sp_tid_t tid);
 /* The same for another thread than the caller, if the actuator's lock is
  * free; false (nothing done) if not. */
@@ -316,6 +316,8 @@ int sp_rt_file_open_log(const char *path);
  * removes it otherwise; returns the final result. */
 int sp_rt_file_begin(const char *what, const char *path, char *tmp, size_t cap);
 int sp_rt_file_commit(const char *tmp, const char *path, int rc);
+/* sp_runtime_write_json into @path that way (SUPERPASS_STATS). */
+int sp_rt_write_stats_file(const char *path);
 
 /* ---- process exit (sp_runtime.c) ---- */
 /* No new boosts, and every boost restored: the atexit handler and the

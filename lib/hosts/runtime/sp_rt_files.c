@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The files the runtime writes: the statistics JSON (SUPERPASS_STATS,
- * sp_runtime_write_json) and the actuator log (SUPERPASS_LOG).
+ * sp_rt_write_stats_file) and the actuator log (SUPERPASS_LOG).
  *
  * A process under the interposer may run as root in a directory where
  * other users can create names (/tmp, and the README's

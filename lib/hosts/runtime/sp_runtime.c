@@ -112,7 +112,7 @@ static int sp_rt_create_locked(const struct sp_runtime_config *cfg)
 	return 0;
 }
 
-int sp_runtime_init(const struct sp_runtime_config *cfg)
+int sp_runtime_create(const struct sp_runtime_config *cfg)
 {
 	struct sp_runtime_config def;
 	int rc;
@@ -161,7 +161,7 @@ struct sp_core *sp_runtime_core(void)
 	return sp_rt_core();
 }
 
-void sp_runtime_shutdown(void)
+void sp_runtime_destroy(void)
 {
 	struct sp_core *core;
 

@@ -28,14 +28,11 @@ static void sp_json_thread(void *arg, sp_tid_t tid, const char *name, int crit)
 	first = 0;
 }
 
-int sp_runtime_write_json(const char *path)
+int sp_runtime_write_json(FILE *f)
 {
 	struct sp_runtime_stats st;
 	struct sp_hist *h;
 	struct sp_core *core;
-	char tmp[PATH_MAX + 8];
-	FILE *f;
-	int fd, rc = 0;
 
 	sp_rt_enter();
 	core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
@@ -48,19 +45,6 @@ int sp_runtime_write_json(const char *path)
 	sp_runtime_stats(&st); /* zeroes st when there is no core */
 	if (core)
 		sp_core_blocking_hist(core, h);
-	/* Never through a link, never another user's file (sp_rt_files.c). */
-	fd = sp_rt_file_begin("statistics", path, tmp, sizeof(tmp));
-	if (fd < 0) {
-		rc = fd;
-		goto out;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		rc = -errno;
-		close(fd);
-		sp_rt_file_commit(tmp, path, rc);
-		goto out;
-	}
 	fprintf(f, "{\n  \"pid\": %d,\n  \"mode\": \"%s\",\n  \"core\": %s,\n", (int)getpid(),
 		sp_act_mode_name((enum sp_act_mode)st.mode), core ? "true" : "false");
 	/* Every counter, from the lists: none can be left out by hand. */
@@ -92,11 +76,30 @@ int sp_runtime_write_json(const char *path)
 	sp_json_thread(f, 0, NULL, 0);
 	sp_rt_registry_each(sp_json_thread, f);
 	fprintf(f, "]\n}\n");
-	if (fclose(f) != 0)
-		rc = -errno;
-	rc = sp_rt_file_commit(tmp, path, rc);
-out:
 	free(h);
 	sp_rt_leave();
-	return rc;
+	return ferror(f) ? -EIO : 0;
+}
+
+/* The statistics file of SUPERPASS_STATS: never through a link, never
+ * another user's file (sp_rt_files.c), replaced whole. */
+int sp_rt_write_stats_file(const char *path)
+{
+	char tmp[PATH_MAX + 8];
+	FILE *f;
+	int fd, rc;
+
+	fd = sp_rt_file_begin("statistics", path, tmp, sizeof(tmp));
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "w");
+	if (!f) {
+		rc = -errno;
+		close(fd);
+		return sp_rt_file_commit(tmp, path, rc);
+	}
+	rc = sp_runtime_write_json(f);
+	if (fclose(f) != 0 && !rc)
+		rc = -errno;
+	return sp_rt_file_commit(tmp, path, rc);
 }

@@ -7,7 +7,7 @@
  *    sp_wk_restore) push the tid on the actuation queue shared by every
  *    host (lib/core/sp_actq.h) and kick the worker (see "When to kick").
  *    The worker pops each tid and reconciles it: the thread
- *    gets the attributes sp_task_boosted() says now (sp_act_reconcile). If
+ *    gets the attributes sp_task_fast_tracked() says now (sp_act_reconcile). If
  *    the queue overflowed, it reconciles every thread it knows.
  *  - While sp_core_needs_tick() it calls sp_core_tick() every tick_ns, so
  *    budgets and throttles end a boost even when the blocked critical

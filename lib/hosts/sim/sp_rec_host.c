@@ -141,7 +141,7 @@ static uint32_t sp_rec_reconcile(struct sp_rec_host *h, sp_tid_t tid)
 		return 0;
 	}
 	/* No core (being destroyed): nothing is wanted any more. */
-	want = h->core && sp_task_boosted(h->core, tid) == 1;
+	want = h->core && sp_task_fast_tracked(h->core, tid) == 1;
 	have = sp_atomic_load(sp_rec_a(&h->boosted[tid]));
 	if (want == have)
 		return 0;
@@ -162,7 +162,7 @@ uint32_t sp_rec_host_run(struct sp_rec_host *h)
 	if (sp_actq_take_rescan(h->queue))
 		for (tid = 1; tid < h->max_tid; tid++)
 			if (sp_atomic_load(sp_rec_a(&h->boosted[tid])) ||
-			    (h->core && sp_task_boosted(h->core, tid) == 1))
+			    (h->core && sp_task_fast_tracked(h->core, tid) == 1))
 				changes += sp_rec_reconcile(h, tid);
 	return changes;
 }

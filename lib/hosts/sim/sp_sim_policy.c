@@ -8,7 +8,7 @@
  * one, and its actuator is the recording host's queued model
  * (include/superpass/rec_host.h): fast_track/restore queue the tid, and
  * the worker (sp_rec_host_run, called right after each core call) applies
- * sp_task_boosted(): a boosted thread runs in the RT class at fifo_prio,
+ * sp_task_fast_tracked(): a boosted thread runs in the RT class at fifo_prio,
  * boost_latency_ns later (what the real worker takes to wake and call
  * sched_setattr), a restored one at once (a releasing thread lowers
  * itself, as the runtime's does). The core is ticked every
