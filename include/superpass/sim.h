@@ -256,9 +256,9 @@ struct sp_sim_opts {
 	/* Each run op's CPU time drawn uniformly from its length +- this many
 	 * parts per million (at most SP_SIM_MAX_RUN_JITTER_PPM), from the
 	 * thread's seeded generator; 0: exact. A run is chaotic in its input
-	 * (a base slice 1 % off moved a bench replay's blockings by up to 22 %),
-	 * so runs over several seeds with a small jitter give the spread that
-	 * one run hides (superpass replay --runs). */
+	 * (a small change of one duration can move many blockings), so runs
+	 * over several seeds with a small jitter give the spread that one run
+	 * hides (superpass replay --runs). */
 	uint32_t run_jitter_ppm;
 	/* Tasks made critical by name (NULL-terminated; NULL: none beyond
 	 * the workload's own). */
@@ -271,9 +271,9 @@ struct sp_sim_opts {
 #define SP_SIM_MAX_RUN_JITTER_PPM 100000u
 #define SP_SIM_DEFAULT_DURATION_NS (10ull * 1000 * 1000 * 1000)
 #define SP_SIM_DEFAULT_SLICE_NS (3ull * 1000 * 1000)
-/* The runtime's boost latency on the machine this was measured on (README,
- * "Offline: superpass sim"): the P50 of `superpass bench`'s boost_us, from
- * a critical wait to the holder running in SCHED_FIFO. */
+/* The runtime's boost latency: the typical time from a critical wait to
+ * the holder running in SCHED_FIFO (`superpass bench` reports it as
+ * boost_us; pass the machine's own with --boost-latency-us). */
 #define SP_SIM_DEFAULT_BOOST_LATENCY_NS (150ull * 1000)
 
 struct sp_sim_thread_stats {

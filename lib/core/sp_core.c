@@ -139,10 +139,9 @@ static void sp_lock_init_slot(void *arg, uint32_t slot)
 }
 
 /* Slot of @key in @index, inserting it if missing; a full table is
- * counted in @overflow. The lookup comes first because this is the event
- * path, where the key is almost always there: going through
- * sp_table_insert's own checks on a hit cost 55 more instructions per
- * acquire+release (callgrind). */
+ * counted in @overflow. The plain lookup comes first because on the event
+ * path the key is almost always there, and sp_table_insert's own checks
+ * would cost every hit. */
 static int sp_index_get(struct sp_core *core, struct sp_table *index, uint64_t key,
 			sp_table_init_fn init, enum sp_counter overflow)
 {
