@@ -180,7 +180,7 @@ typedef struct {
 	uint32_t state;
 } sp_os_lock_t;
 
-/* Contended: sleeps until the lock is ours (sp_os_posix.c). */
+/* Contended: sleeps until the lock is ours (sp_os_lock.c). */
 void sp_os_lock_wait(sp_os_lock_t *l, uint32_t seen);
 
 static inline void sp_os_lock_init(sp_os_lock_t *l)
