@@ -64,40 +64,6 @@ extern struct sp_real_ops sp_real;
 /* Fills sp_real if the build resolves it at run time; idempotent. */
 void sp_real_resolve(void);
 
-/* ---- the runtime's own mutexes ---- */
-/* Through sp_real, never the exported names, which the interposer wraps.
- * Inside the interposer under ThreadSanitizer, sp_real is glibc's, past
- * libtsan's interceptors (libtsan is loaded first): so the order each
- * lock gives is told to it here (a second telling where the interceptor
- * saw the call too, which changes nothing). */
-#if defined(__SANITIZE_THREAD__)
-#define SP_RT_TSAN_ACQUIRE(m) __tsan_acquire(m)
-#define SP_RT_TSAN_RELEASE(m) __tsan_release(m)
-#else
-#define SP_RT_TSAN_ACQUIRE(m) ((void)(m))
-#define SP_RT_TSAN_RELEASE(m) ((void)(m))
-#endif
-
-static inline void sp_rt_lock(pthread_mutex_t *m)
-{
-	sp_real.mutex_lock(m);
-	SP_RT_TSAN_ACQUIRE(m);
-}
-
-static inline bool sp_rt_trylock(pthread_mutex_t *m)
-{
-	if (sp_real.mutex_trylock(m) != 0)
-		return false;
-	SP_RT_TSAN_ACQUIRE(m);
-	return true;
-}
-
-static inline void sp_rt_unlock(pthread_mutex_t *m)
-{
-	SP_RT_TSAN_RELEASE(m);
-	sp_real.mutex_unlock(m);
-}
-
 /* ---- per-thread state ---- */
 #define SP_RT_DIRECT_MAX 8
 struct sp_rt_thread {
@@ -143,6 +109,49 @@ static inline void sp_rt_leave(void)
 static inline bool sp_rt_guarded(void)
 {
 	return sp_rt_self_state.guard != 0;
+}
+
+/* ---- the runtime's own mutexes ---- */
+/* Through sp_real, never the exported names, which the interposer wraps.
+ * Inside the interposer under ThreadSanitizer, sp_real is glibc's, past
+ * libtsan's interceptors (libtsan is loaded first): so the order each
+ * lock gives is told to it here (a second telling where the interceptor
+ * saw the call too, which changes nothing). */
+#if defined(__SANITIZE_THREAD__)
+#define SP_RT_TSAN_ACQUIRE(m) __tsan_acquire(m)
+#define SP_RT_TSAN_RELEASE(m) __tsan_release(m)
+#else
+#define SP_RT_TSAN_ACQUIRE(m) ((void)(m))
+#define SP_RT_TSAN_RELEASE(m) ((void)(m))
+#endif
+
+/* Held inside the guard, entered before the lock is taken and left after
+ * it is let go: a signal handler that calls into the runtime meanwhile
+ * (sp_thread_before_exec, before an exec) sees it and takes its lock-free
+ * path instead of the lock this thread holds. */
+static inline void sp_rt_lock(pthread_mutex_t *m)
+{
+	sp_rt_enter();
+	sp_real.mutex_lock(m);
+	SP_RT_TSAN_ACQUIRE(m);
+}
+
+static inline bool sp_rt_trylock(pthread_mutex_t *m)
+{
+	sp_rt_enter();
+	if (sp_real.mutex_trylock(m) != 0) {
+		sp_rt_leave();
+		return false;
+	}
+	SP_RT_TSAN_ACQUIRE(m);
+	return true;
+}
+
+static inline void sp_rt_unlock(pthread_mutex_t *m)
+{
+	SP_RT_TSAN_RELEASE(m);
+	sp_real.mutex_unlock(m);
+	sp_rt_leave();
 }
 
 /* ---- runtime (sp_runtime.c) ---- */
