@@ -521,11 +521,26 @@ static int64_t read_counting(const char *path, struct sp_trace_diag *d, struct e
 	return sp_trace_read_file(path, hash_event, h, d);
 }
 
+/* TMPDIR as ctest set it, restored after a test that changes it, even if
+ * it failed. */
+static char *saved_tmpdir;
+
+static int restore_env(void **state)
+{
+	(void)state;
+	unsetenv("SUPERPASS_TRACE_GZ_MAX_MIB");
+	if (saved_tmpdir)
+		setenv("TMPDIR", saved_tmpdir, 1);
+	else
+		unsetenv("TMPDIR");
+	return 0;
+}
+
 /* The bomb is refused at the limit with an error that says so; nothing is
  * left in TMPDIR; a bad limit is named. */
 static void test_gz_dat_limit(void **state)
 {
-	char *bomb = make_bomb(16), *dir = fresh_dir(), *old = getenv("TMPDIR");
+	char *bomb = make_bomb(16), *dir = fresh_dir();
 	char msg[8192], want[4200];
 	struct sp_trace_diag d;
 	struct ev_hash h;
@@ -533,7 +548,6 @@ static void test_gz_dat_limit(void **state)
 
 	(void)state;
 	assert_int_equal(sp_trace_gz_max(), 4096ll << 20);
-	old = old ? strdup(old) : NULL;
 	setenv("TMPDIR", dir, 1);
 	setenv("SUPERPASS_TRACE_GZ_MAX_MIB", "4", 1);
 	assert_int_equal(sp_trace_gz_max(), 4ll << 20);
@@ -556,14 +570,9 @@ static void test_gz_dat_limit(void **state)
 	assert_non_null(strstr(msg, "got '4x'"));
 	assert_int_equal(dir_entries(dir), 0);
 
-	unsetenv("SUPERPASS_TRACE_GZ_MAX_MIB");
-	if (old)
-		setenv("TMPDIR", old, 1);
-	else
-		unsetenv("TMPDIR");
+	restore_env(NULL);
 	rmdir(dir);
 	unlink(bomb);
-	free(old);
 	free(dir);
 	free(bomb);
 }
@@ -716,9 +725,15 @@ int main(void)
 		cmocka_unit_test(test_report_matches_dat), cmocka_unit_test(test_json_chrome_svg),
 		cmocka_unit_test(test_bad_files), cmocka_unit_test(test_mapped_same_as_stream),
 		cmocka_unit_test(test_parallel_same_as_one_thread),
-		cmocka_unit_test(test_gz_dat_limit), cmocka_unit_test(test_gz_dat_killed),
+		cmocka_unit_test_teardown(test_gz_dat_limit, restore_env),
+		cmocka_unit_test(test_gz_dat_killed),
 		cmocka_unit_test(test_gz_dat_tmpdir_full), cmocka_unit_test(test_dat_gz_same_as_plain),
 	};
+	const char *tmp = getenv("TMPDIR");
+	int rc;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	saved_tmpdir = tmp ? strdup(tmp) : NULL;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	free(saved_tmpdir);
+	return rc;
 }
