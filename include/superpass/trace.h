@@ -199,7 +199,7 @@ int64_t sp_trace_read_file(const char *path, sp_trace_event_fn fn, void *ctx,
 
 /* The most a gzip-compressed .dat may expand to, in bytes: the
  * environment's SUPERPASS_TRACE_GZ_MAX_MIB (MiB, 1 to 1048576), else
- * 4096 MiB; -EDOM when that variable is set to anything else. */
+ * 1024 MiB; -EDOM when that variable is set to anything else. */
 int64_t sp_trace_gz_max(void);
 
 /* What a negative return @rc of sp_trace_read_file means, in words that

@@ -547,7 +547,7 @@ static void test_gz_dat_limit(void **state)
 	int64_t n;
 
 	(void)state;
-	assert_int_equal(sp_trace_gz_max(), 4096ll << 20);
+	assert_int_equal(sp_trace_gz_max(), 1024ll << 20);
 	setenv("TMPDIR", dir, 1);
 	setenv("SUPERPASS_TRACE_GZ_MAX_MIB", "4", 1);
 	assert_int_equal(sp_trace_gz_max(), 4ll << 20);

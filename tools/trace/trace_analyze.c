@@ -46,7 +46,7 @@ static void usage(FILE *f)
 		"  -h, --help\n"
 		"\n"
 		"A gzip-compressed .dat is unpacked into an unnamed file in TMPDIR, at most\n"
-		"SUPERPASS_TRACE_GZ_MAX_MIB (default 4096) MiB of it, never into the last 5 %%\n"
+		"SUPERPASS_TRACE_GZ_MAX_MIB (default 1024) MiB of it, never into the last 5 %%\n"
 		"(at most 64 MiB) of that filesystem; compressed text is read as a stream.\n"
 		"\n"
 		"Exit status: 0 when something was analysed, 2 when nothing could be (a\n"

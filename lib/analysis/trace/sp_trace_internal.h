@@ -80,7 +80,7 @@ SP_TRACE_HIDDEN int64_t sp_trace_read_stream(FILE *f, gzFile gz, sp_trace_event_
  * and read from there. -EFBIG past the limit, -ENOSPC when TMPDIR is (or
  * would be) full, -EDOM for a bad SP_TRACE_GZ_MAX_ENV. */
 #define SP_TRACE_GZ_MAX_ENV "SUPERPASS_TRACE_GZ_MAX_MIB"
-#define SP_TRACE_GZ_MAX_DEFAULT_MIB 4096u
+#define SP_TRACE_GZ_MAX_DEFAULT_MIB 1024u
 #define SP_TRACE_GZ_MAX_MIB_HI (1u << 20) /* 1 TiB */
 SP_TRACE_HIDDEN int64_t sp_trace_read_gz_dat(gzFile gz, sp_trace_event_fn fn, void *ctx,
 					     struct sp_trace_diag *d);
