@@ -183,15 +183,29 @@ int64_t sp_trace_read_dat(const char *path, sp_trace_event_fn fn, void *ctx,
 			  struct sp_trace_diag *d);
 
 /* Opens @path ("-" is stdin), tells a .dat from text (gzip-compressed
- * text too; a compressed .dat is unpacked to a temporary file)
- * and reads it. -ENOENT and the like when it cannot be opened, -EINVAL
- * for a file that is neither. Plain text in a regular file is read from a
+ * text too, read as a stream) and reads it. -ENOENT and the like when it
+ * cannot be opened, -EINVAL for a file that is neither. A gzip-compressed
+ * .dat is unpacked first (libtracecmd seeks), into a file without a name
+ * in TMPDIR that nothing outlives, SIGKILL included: -EFBIG when it
+ * expands past sp_trace_gz_max(), -ENOSPC when TMPDIR's filesystem would
+ * be left with less than 5 % (at most 64 MiB) free, -EDOM for a bad
+ * SUPERPASS_TRACE_GZ_MAX_MIB. Plain text in a regular file is read from a
  * mapping, and from 4 MiB up parsed on several threads (the environment's
  * SUPERPASS_TRACE_THREADS=N, 1 for none; default the CPUs online, at most
  * 8): @fn still runs on the calling thread, in the file's order, with the
  * same events and diagnostics as on one thread. */
 int64_t sp_trace_read_file(const char *path, sp_trace_event_fn fn, void *ctx,
 			   struct sp_trace_diag *d);
+
+/* The most a gzip-compressed .dat may expand to, in bytes: the
+ * environment's SUPERPASS_TRACE_GZ_MAX_MIB (MiB, 1 to 1048576), else
+ * 1024 MiB; -EDOM when that variable is set to anything else. */
+int64_t sp_trace_gz_max(void);
+
+/* What a negative return @rc of sp_trace_read_file means, in words that
+ * name @path, the limit or directory at fault and what to do about it;
+ * written to @buf (of @cap bytes), which is returned. */
+const char *sp_trace_read_strerror(int64_t rc, const char *path, char *buf, size_t cap);
 
 /* ---- analysis ---- */
 enum sp_trace_state {

@@ -26,6 +26,12 @@ expect 2 "--threads wants an integer in \[1, 8\], got '0'" "$sp" analyze "$tmp/b
 expect 2 "--threads wants an integer in \[1, 8\], got '9'" "$sp" analyze "$tmp/bad.txt" --threads 9
 expect 2 "--worst wants an integer in \[0, 1000\], got '5x'" "$sp" analyze "$tmp/bad.txt" --worst 5x
 expect 0 "waiter (tid" "$sp" analyze "$fx/lockpair-record.trace.gz" --critical waiter --threads 2
+# a gzip bomb that says .dat: refused at the limit, which is named
+{ printf '\027\010\104tracing'; head -c 16777216 /dev/zero; } | gzip -1 > "$tmp/bomb.dat.gz"
+expect 2 "expands past 4 MiB.*gunzip -k" env SUPERPASS_TRACE_GZ_MAX_MIB=4 \
+	"$sp" analyze "$tmp/bomb.dat.gz"
+expect 2 "SUPERPASS_TRACE_GZ_MAX_MIB wants MiB.*got '0'" env SUPERPASS_TRACE_GZ_MAX_MIB=0 \
+	"$sp" analyze "$tmp/bomb.dat.gz"
 expect 2 "which trace" "$sp" analyze
 expect 0 "usage: superpass analyze" "$sp" analyze --help
 expect 2 "give a command" "$sp" record

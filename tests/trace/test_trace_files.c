@@ -2,17 +2,25 @@
 /*
  * The readers on traces recorded on a real kernel (fixtures/, see
  * make-fixtures.sh), checked against what the traced program measured
- * itself; the JSON and Chrome outputs parsed back; damaged files.
+ * itself; the JSON and Chrome outputs parsed back; damaged files; a
+ * gzip-compressed .dat unpacked within its limits, leaving nothing behind.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -463,6 +471,253 @@ static void test_parallel_same_as_one_thread(void **state)
 	free(text);
 }
 
+/* ---- gzip-compressed .dat: bounded, and nothing left in TMPDIR ---- */
+
+/* A gzip bomb that says .dat: the magic, then @mib MiB of zeros. */
+static char *make_bomb(unsigned mib)
+{
+	static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	static char zeros[1 << 16];
+	char *p = tmp_path("bomb.dat.gz");
+	gzFile z = gzopen(p, "wb9");
+
+	assert_non_null(z);
+	assert_int_equal(gzwrite(z, magic, sizeof(magic)), sizeof(magic));
+	for (unsigned i = 0; i < mib * 16; i++)
+		assert_int_equal(gzwrite(z, zeros, sizeof(zeros)), sizeof(zeros));
+	assert_int_equal(gzclose(z), Z_OK);
+	return p;
+}
+
+/* A fresh, empty directory under $TMPDIR, malloc'd. */
+static char *fresh_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *d;
+
+	assert_true(asprintf(&d, "%s/gzdir.XXXXXX", tmp ? tmp : "/tmp") > 0);
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static size_t dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static int64_t read_counting(const char *path, struct sp_trace_diag *d, struct ev_hash *h)
+{
+	sp_trace_diag_init(d);
+	*h = (struct ev_hash){ 14695981039346656037ull, 0 };
+	return sp_trace_read_file(path, hash_event, h, d);
+}
+
+/* TMPDIR as ctest set it, restored after a test that changes it, even if
+ * it failed. */
+static char *saved_tmpdir;
+
+static int restore_env(void **state)
+{
+	(void)state;
+	unsetenv("SUPERPASS_TRACE_GZ_MAX_MIB");
+	if (saved_tmpdir)
+		setenv("TMPDIR", saved_tmpdir, 1);
+	else
+		unsetenv("TMPDIR");
+	return 0;
+}
+
+/* The bomb is refused at the limit with an error that says so; nothing is
+ * left in TMPDIR; a bad limit is named. */
+static void test_gz_dat_limit(void **state)
+{
+	char *bomb = make_bomb(16), *dir = fresh_dir();
+	char msg[8192], want[4200];
+	struct sp_trace_diag d;
+	struct ev_hash h;
+	int64_t n;
+
+	(void)state;
+	assert_int_equal(sp_trace_gz_max(), 1024ll << 20);
+	setenv("TMPDIR", dir, 1);
+	setenv("SUPERPASS_TRACE_GZ_MAX_MIB", "4", 1);
+	assert_int_equal(sp_trace_gz_max(), 4ll << 20);
+	n = read_counting(bomb, &d, &h);
+	assert_int_equal(n, -EFBIG);
+	assert_int_equal(h.n, 0);
+	assert_int_equal(dir_entries(dir), 0);
+	sp_trace_read_strerror(n, bomb, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "expands past 4 MiB"));
+	snprintf(want, sizeof(want), "gunzip -k %s", bomb);
+	assert_non_null(strstr(msg, want));
+	assert_non_null(strstr(msg, "SUPERPASS_TRACE_GZ_MAX_MIB"));
+
+	setenv("SUPERPASS_TRACE_GZ_MAX_MIB", "4x", 1);
+	assert_int_equal(sp_trace_gz_max(), -EDOM);
+	n = read_counting(bomb, &d, &h);
+	assert_int_equal(n, -EDOM);
+	sp_trace_read_strerror(n, bomb, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "SUPERPASS_TRACE_GZ_MAX_MIB wants MiB"));
+	assert_non_null(strstr(msg, "got '4x'"));
+	assert_int_equal(dir_entries(dir), 0);
+
+	restore_env(NULL);
+	rmdir(dir);
+	unlink(bomb);
+	free(dir);
+	free(bomb);
+}
+
+static void die_hard(int sig)
+{
+	(void)sig;
+	kill(getpid(), SIGKILL);
+}
+
+/* SIGKILL in the middle of unpacking (at RLIMIT_FSIZE, whose SIGXFSZ
+ * becomes a SIGKILL) leaves nothing in TMPDIR. */
+static void test_gz_dat_killed(void **state)
+{
+	char *bomb = make_bomb(16), *dir = fresh_dir();
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct rlimit fsize = { 2u << 20, 2u << 20 }, core = { 0, 0 };
+		struct sp_trace_diag d;
+		struct ev_hash h;
+
+		signal(SIGXFSZ, die_hard);
+		setrlimit(RLIMIT_CORE, &core);
+		setenv("TMPDIR", dir, 1);
+		if (setrlimit(RLIMIT_FSIZE, &fsize))
+			_exit(3);
+		read_counting(bomb, &d, &h);
+		_exit(4); /* not killed: the .dat was not written to TMPDIR */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+	assert_int_equal(dir_entries(dir), 0);
+	rmdir(dir);
+	unlink(bomb);
+	free(dir);
+	free(bomb);
+}
+
+static int write_proc(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* A mount namespace of our own, as root or in a user namespace. */
+static int own_mount_ns(void)
+{
+	char map[64];
+	unsigned uid = (unsigned)geteuid(), gid = (unsigned)getegid();
+
+	if (uid == 0)
+		return unshare(CLONE_NEWNS);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1", uid);
+	if (write_proc("/proc/self/setgroups", "deny") || write_proc("/proc/self/uid_map", map))
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1", gid);
+	return write_proc("/proc/self/gid_map", map);
+}
+
+/* A TMPDIR on a 1 MiB tmpfs: ENOSPC, said as such, nothing left there. */
+static void test_gz_dat_tmpdir_full(void **state)
+{
+	char *bomb = make_bomb(16), *dir = fresh_dir();
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct sp_trace_diag d;
+		struct ev_hash h;
+		char msg[8192];
+		int64_t n;
+
+		if (own_mount_ns() || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("tmpfs", dir, "tmpfs", 0, "size=1m"))
+			_exit(77);
+		setenv("TMPDIR", dir, 1);
+		setenv("SUPERPASS_TRACE_GZ_MAX_MIB", "64", 1);
+		n = read_counting(bomb, &d, &h);
+		sp_trace_read_strerror(n, bomb, msg, sizeof(msg));
+		if (n != -ENOSPC)
+			_exit(10);
+		if (!strstr(msg, strerror(ENOSPC)) || !strstr(msg, dir) || !strstr(msg, "gunzip -k"))
+			_exit(11);
+		if (dir_entries(dir))
+			_exit(12);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	rmdir(dir);
+	unlink(bomb);
+	free(dir);
+	free(bomb);
+	if (WEXITSTATUS(status) == 77)
+		skip(); /* no mount namespace here */
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* The fixture .dat.gz and its gunzipped copy: the same events and counts. */
+static void test_dat_gz_same_as_plain(void **state)
+{
+	char *gz = fixture("lockpair.dat.gz"), *plain = tmp_path("lockpair.dat"), buf[1 << 16];
+	struct sp_trace_diag d[2];
+	struct ev_hash h[2];
+	int64_t n[2];
+	FILE *f = open_w(plain);
+	gzFile z = gzopen(gz, "rb");
+	int k;
+
+	(void)state;
+	assert_non_null(z);
+	while ((k = gzread(z, buf, sizeof(buf))) > 0)
+		assert_int_equal(fwrite(buf, 1, (size_t)k, f), (size_t)k);
+	assert_int_equal(k, 0);
+	gzclose(z);
+	fclose(f);
+	n[0] = read_counting(gz, &d[0], &h[0]);
+	n[1] = read_counting(plain, &d[1], &h[1]);
+	assert_true(n[0] > 0);
+	assert_int_equal(n[0], n[1]);
+	assert_int_equal(h[0].n, h[1].n);
+	assert_true(h[0].h == h[1].h);
+	assert_memory_equal(&d[0], &d[1], sizeof(d[0]));
+	unlink(plain);
+	free(plain);
+	free(gz);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,7 +725,15 @@ int main(void)
 		cmocka_unit_test(test_report_matches_dat), cmocka_unit_test(test_json_chrome_svg),
 		cmocka_unit_test(test_bad_files), cmocka_unit_test(test_mapped_same_as_stream),
 		cmocka_unit_test(test_parallel_same_as_one_thread),
+		cmocka_unit_test_teardown(test_gz_dat_limit, restore_env),
+		cmocka_unit_test(test_gz_dat_killed),
+		cmocka_unit_test(test_gz_dat_tmpdir_full), cmocka_unit_test(test_dat_gz_same_as_plain),
 	};
+	const char *tmp = getenv("TMPDIR");
+	int rc;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	saved_tmpdir = tmp ? strdup(tmp) : NULL;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	free(saved_tmpdir);
+	return rc;
 }

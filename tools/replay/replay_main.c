@@ -86,7 +86,8 @@ static void usage(FILE *f)
 		"                       trace\n"
 		"  -q, --quiet          no table on stdout\n"
 		"  -h, --help\n"
-		"Exit status: 0 done, 2 bad options or an unusable trace, 1 an output failed.\n",
+		"Exit status: 0 done, 2 bad options or an unusable trace, 1 an output failed\n"
+		"or memory or TMPDIR ran out.\n",
 		RP_DEFAULT_RUNS, (unsigned long long)(RP_BOOST_LATENCY_NS / 1000));
 }
 
@@ -295,7 +296,7 @@ int replay_main(int argc, char **argv)
 	if (c) {
 		sp_trace_diag_print(stderr, path, &d);
 		fprintf(stderr, "superpass replay: %s\n", c == -ENOMEM ? "out of memory" : err);
-		status = c == -ENOMEM ? 1 : 2;
+		status = c == -ENOMEM || c == -ENOSPC || c == -EDQUOT ? 1 : 2; /* the machine ran out */
 		goto out;
 	}
 	if (wl && write_text(wl, sp_replay_json(r)))

@@ -45,8 +45,13 @@ static void usage(FILE *f)
 		"  -q, --quiet          no summary on stdout\n"
 		"  -h, --help\n"
 		"\n"
+		"A gzip-compressed .dat is unpacked into an unnamed file in TMPDIR, at most\n"
+		"SUPERPASS_TRACE_GZ_MAX_MIB (default 1024) MiB of it, never into the last 5 %%\n"
+		"(at most 64 MiB) of that filesystem; compressed text is read as a stream.\n"
+		"\n"
 		"Exit status: 0 when something was analysed, 2 when nothing could be (a\n"
-		"missing, empty, binary or unreadable file), 1 when an output failed.\n");
+		"missing, empty, binary or unreadable file, or a .dat past the limit), 1 when\n"
+		"an output failed or TMPDIR or memory ran out.\n");
 }
 
 #define AN_CMD "superpass analyze"
@@ -229,20 +234,18 @@ int trace_analyze_main(int argc, char **argv)
 	n = sp_trace_read_file(path, sp_trace_analysis_feed, a, &d);
 	sp_trace_analysis_finish(a);
 	if (n < 0) {
-		if (n == -EINVAL)
-			fprintf(stderr, "superpass analyze: %s: not a trace (neither ftrace text nor a "
-					"trace-cmd .dat)\n", path);
-		else if (n == -EIO)
-			fprintf(stderr, "superpass analyze: %s: read error\n", path);
-		else
-			fprintf(stderr, "superpass analyze: %s: %s\n", path, strerror((int)-n));
+		char msg[8192];
+
+		fprintf(stderr, "superpass analyze: %s\n",
+			sp_trace_read_strerror(n, path, msg, sizeof(msg)));
 	}
 	sp_trace_diag_print(stderr, path, &d);
 	if (!d.events) {
 		if (n >= 0)
 			fprintf(stderr, "superpass analyze: %s: no event to analyse (%llu lines read)\n",
 				path, (unsigned long long)d.lines);
-		rc = 2;
+		/* the machine, not the input: no room or memory */
+		rc = n == -ENOSPC || n == -EDQUOT || n == -ENOMEM ? 1 : 2;
 		goto out;
 	}
 	if (!quiet) {

@@ -180,11 +180,7 @@ int sp_replay_build(const char *path, const struct sp_replay_opts *o, struct sp_
 		return rc;
 	n = sp_trace_read_file(path, sp_replay_feed, r, d);
 	if (n < 0) {
-		if (n == -EINVAL)
-			snprintf(err, errcap, "%s: not a trace (neither ftrace text nor a trace-cmd .dat)",
-				 path);
-		else
-			snprintf(err, errcap, "%s: %s", path, strerror((int)-n));
+		sp_trace_read_strerror(n, path, err, errcap);
 		sp_replay_destroy(r);
 		return (int)n;
 	}

@@ -6,8 +6,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <trace-cmd.h>
 #include <event-parse.h>
@@ -281,17 +284,17 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r, int cpu, vo
 	return 0;
 }
 
-int64_t sp_trace_read_dat(const char *path, sp_trace_event_fn fn, void *ctx,
-			  struct sp_trace_diag *d)
+#define DAT_FLAGS (TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS)
+
+/* The records of @h (NULL: libtracecmd refused the file), closed after. */
+static int64_t read_handle(struct tracecmd_input *h, sp_trace_event_fn fn, void *ctx,
+			   struct sp_trace_diag *d)
 {
-	struct tracecmd_input *h, *hs[65];
+	struct tracecmd_input *hs[65];
 	struct dat_ctx *c;
 	int n = 0, ni, rc;
 	int64_t out;
 
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	tep_set_loglevel(TEP_LOG_NONE);
-	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!h) {
 		/* libtracecmd says no more than that: a damaged or truncated file */
 		d->truncated = true;
@@ -325,4 +328,45 @@ int64_t sp_trace_read_dat(const char *path, sp_trace_event_fn fn, void *ctx,
 	tracecmd_close(h);
 	free(c);
 	return out;
+}
+
+static void quiet_libs(void)
+{
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	tep_set_loglevel(TEP_LOG_NONE);
+}
+
+int64_t sp_trace_read_dat(const char *path, sp_trace_event_fn fn, void *ctx,
+			  struct sp_trace_diag *d)
+{
+	quiet_libs();
+	return read_handle(tracecmd_open(path, DAT_FLAGS), fn, ctx, d);
+}
+
+/* @a and @b are the one file, and it has no name: no one else has it open. */
+static bool same_unnamed(int a, int b)
+{
+	struct stat sa, sb;
+
+	return !fstat(a, &sa) && !fstat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino && sa.st_nlink == 0;
+}
+
+int64_t sp_trace_read_dat_fd(int fd, sp_trace_event_fn fn, void *ctx, struct sp_trace_diag *d)
+{
+	struct tracecmd_input *h;
+	int dfd;
+
+	/* libtracecmd closes the descriptor it is given, so it gets a dup;
+	 * it reads from the descriptor's offset. */
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0)
+		return -errno;
+	quiet_libs();
+	h = tracecmd_open_fd(dfd, DAT_FLAGS);
+	if (!h && same_unnamed(fd, dfd))
+		close(dfd); /* refused at its header, where libtracecmd keeps it open */
+	return read_handle(h, fn, ctx, d);
 }

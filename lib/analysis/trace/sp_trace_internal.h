@@ -2,7 +2,8 @@
 /*
  * lib/analysis/trace internals shared by the readers. The files call
  * downwards only: sp_trace_read.c (the entry point) calls the readers
- * (sp_trace_dat.c, sp_trace_par.c, sp_trace_text_stream.c), which call
+ * (sp_trace_gz_dat.c, which calls sp_trace_dat.c; sp_trace_dat.c,
+ * sp_trace_par.c, sp_trace_text_stream.c), which call
  * sp_trace_text_lines.c, which calls the parser (sp_trace_parse.h) and
  * sp_trace_diag.c.
  */
@@ -72,6 +73,21 @@ SP_TRACE_HIDDEN int64_t sp_trace_read_mem_parallel(const char *buf, size_t size,
 						   struct sp_trace_diag *d);
 /* A text stream, from @f or (when not NULL) @gz (sp_trace_text_stream.c). */
 SP_TRACE_HIDDEN int64_t sp_trace_read_stream(FILE *f, gzFile gz, sp_trace_event_fn fn, void *ctx,
+					     struct sp_trace_diag *d);
+
+/* A gzip-compressed .dat (sp_trace_gz_dat.c): unpacked, at most
+ * sp_trace_gz_max() bytes of it, into an unnamed file in sp_trace_tmpdir(),
+ * and read from there. -EFBIG past the limit, -ENOSPC when TMPDIR is (or
+ * would be) full, -EDOM for a bad SP_TRACE_GZ_MAX_ENV. */
+#define SP_TRACE_GZ_MAX_ENV "SUPERPASS_TRACE_GZ_MAX_MIB"
+#define SP_TRACE_GZ_MAX_DEFAULT_MIB 1024u
+#define SP_TRACE_GZ_MAX_MIB_HI (1u << 20) /* 1 TiB */
+SP_TRACE_HIDDEN int64_t sp_trace_read_gz_dat(gzFile gz, sp_trace_event_fn fn, void *ctx,
+					     struct sp_trace_diag *d);
+/* TMPDIR, or /tmp when it is unset or empty. */
+SP_TRACE_HIDDEN const char *sp_trace_tmpdir(void);
+/* A .dat from @fd, which stays the caller's (sp_trace_dat.c). */
+SP_TRACE_HIDDEN int64_t sp_trace_read_dat_fd(int fd, sp_trace_event_fn fn, void *ctx,
 					     struct sp_trace_diag *d);
 
 #endif

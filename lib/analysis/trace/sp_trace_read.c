@@ -2,11 +2,12 @@
 /*
  * The one entry point, sp_trace_read_file: tells a .dat (plain or gzip),
  * a mapped plain text file and a gzip text stream apart and hands each to
- * its reader.
+ * its reader; and what its errors mean, in words.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -38,33 +39,6 @@ static int map_file(int fd, const char **out, size_t *size)
 
 /* ---- one entry point ---- */
 static const unsigned char dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-
-static int64_t read_gz_dat(gzFile gz, const char *path, sp_trace_event_fn fn, void *ctx,
-			   struct sp_trace_diag *d)
-{
-	const char *dir = getenv("TMPDIR");
-	char tmp[4096], buf[65536];
-	int fd, n;
-	int64_t rc;
-
-	snprintf(tmp, sizeof(tmp), "%s/superpass-dat-XXXXXX", dir && *dir ? dir : "/tmp");
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	while ((n = gzread(gz, buf, sizeof(buf))) > 0)
-		if (write(fd, buf, (size_t)n) != n) {
-			close(fd);
-			unlink(tmp);
-			return -EIO;
-		}
-	close(fd);
-	if (n < 0)
-		d->truncated = true;
-	rc = sp_trace_read_dat(tmp, fn, ctx, d);
-	unlink(tmp);
-	(void)path;
-	return rc;
-}
 
 int64_t sp_trace_read_file(const char *path, sp_trace_event_fn fn, void *ctx,
 			   struct sp_trace_diag *d)
@@ -110,7 +84,7 @@ int64_t sp_trace_read_file(const char *path, sp_trace_event_fn fn, void *ctx,
 
 		if (m == (int)sizeof(inner) && !memcmp(inner, dat_magic, sizeof(inner))) {
 			gzrewind(gz);
-			rc = read_gz_dat(gz, path, fn, ctx, d);
+			rc = sp_trace_read_gz_dat(gz, fn, ctx, d);
 			gzclose(gz);
 			return rc;
 		}
@@ -123,4 +97,41 @@ done:
 	if (rc == 0 && d->lines && !d->events && d->skipped[SP_TRSK_BINARY] * 2 > d->lines)
 		return -EINVAL;
 	return rc;
+}
+
+const char *sp_trace_read_strerror(int64_t rc, const char *path, char *buf, size_t cap)
+{
+	const char *dir = sp_trace_tmpdir(), *env = getenv(SP_TRACE_GZ_MAX_ENV);
+	char yourself[4200];
+
+	if (!strcmp(path, "-"))
+		snprintf(yourself, sizeof(yourself), "gunzip it first and analyze the .dat");
+	else
+		snprintf(yourself, sizeof(yourself), "decompress it yourself: gunzip -k %s", path);
+	switch (rc) {
+	case -EINVAL:
+		snprintf(buf, cap, "%s: not a trace (neither ftrace text nor a trace-cmd .dat)", path);
+		break;
+	case -EIO:
+		snprintf(buf, cap, "%s: read error (damaged compressed data, or the device)", path);
+		break;
+	case -EFBIG:
+		snprintf(buf, cap, "%s: a gzip-compressed .dat that expands past %lld MiB, the limit "
+			 "(%s; or raise %s)", path, (long long)(sp_trace_gz_max() >> 20), yourself,
+			 SP_TRACE_GZ_MAX_ENV);
+		break;
+	case -ENOSPC:
+	case -EDQUOT:
+		snprintf(buf, cap, "%s: %s in TMPDIR %s, decompressing the .dat there (it keeps "
+			 "the last 5 %% of that filesystem, at most 64 MiB, free): point TMPDIR at "
+			 "one with room, or %s", path, strerror((int)-rc), dir, yourself);
+		break;
+	case -EDOM:
+		snprintf(buf, cap, "%s: %s wants MiB, an integer in [1, %u], got '%s'", path,
+			 SP_TRACE_GZ_MAX_ENV, SP_TRACE_GZ_MAX_MIB_HI, env ? env : "");
+		break;
+	default:
+		snprintf(buf, cap, "%s: %s", path, strerror(rc < 0 && rc > -4096 ? (int)-rc : EINVAL));
+	}
+	return buf;
 }
