@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The tracefs instance of `superpass record`, and what removes those that
- * outlived their recorder.
+ * The tracefs instance of `superpass record`, and what makes sure none
+ * outlives its recorder.
  *
  * Its name says whose it is: superpass-record-PID-START, START being the
  * recorder's start time (/proc/PID/stat field 22), so that a reused PID is
@@ -41,5 +41,17 @@ int sp_record_instance_remove(struct tracefs_instance *in);
  * @out with @who in front. The number removed, or -errno after saying on
  * stderr which one could not be removed (the others are still tried). */
 int sp_record_cleanup_stale(const char *who, FILE *out);
+
+/* Forks the watchdog: a process that waits on a socket from this one and,
+ * if this one dies without saying it is done (even by SIGKILL), removes
+ * @in, then closes @lock_fd and unmounts @umount_dir (NULL: nothing to
+ * unmount). Returns this process's end of the socket and the watchdog in
+ * @pid, or -errno. */
+int sp_record_watchdog_start(struct tracefs_instance *in, int lock_fd, const char *umount_dir,
+			     pid_t *pid);
+
+/* The recorder is done with the instance (removed or left with a warning):
+ * tells the watchdog, which then exits without touching it, and reaps it. */
+void sp_record_watchdog_stop(int fd, pid_t pid);
 
 #endif /* SP_RECORD_INSTANCE_H */

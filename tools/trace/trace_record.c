@@ -11,8 +11,10 @@
  * is removed at the end, and tracefs unmounted if it was mounted for this.
  *
  * None is left behind by a recorder that dies (record_instance.h): each
- * record first removes the instances of recorders that are gone, and
- * `--cleanup` does only that.
+ * record first removes the instances of recorders that are gone, a
+ * watchdog child removes this one if this process dies, even by SIGKILL,
+ * and `--cleanup` does only the first. What the watchdog cannot cover
+ * (killed along with the recorder) is in record_watchdog.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,9 +57,12 @@ static void usage(FILE *f)
 		"Records the scheduler, futex and kernel lock-contention events of the whole\n"
 		"system while CMD runs (or for S seconds), as ftrace text for superpass analyze.\n"
 		"Needs root (tracefs). Uses a tracefs instance of its own,\n"
-		"instances/superpass-record-PID-START, and removes it after. Killed (SIGKILL),\n"
-		"it leaves the instance tracing until the next record, which first removes\n"
-		"the instances of recorders that are gone, or until superpass record --cleanup.\n"
+		"instances/superpass-record-PID-START, and removes it after. If record is\n"
+		"killed, even by SIGKILL, a watchdog process it started (sp-record-watch)\n"
+		"removes the instance. Killed together with its watchdog (SIGKILL to the whole\n"
+		"cgroup, kill -9 -1), it leaves the instance tracing until the next record,\n"
+		"which first removes the instances of recorders that are gone, or until\n"
+		"superpass record --cleanup.\n"
 		"\n"
 		"  -o, --output FILE    where the trace goes (default superpass.trace)\n"
 		"  -d, --duration S     stop after S seconds (CMD gets SIGINT, then SIGKILL)\n"
@@ -210,12 +215,12 @@ int trace_record_main(int argc, char **argv)
 	char name[64], *pipe_path = NULL, *buf = NULL;
 	struct sigaction sa;
 	int c, fd = -1, status = 0, rc = 1, ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
-	int lock_fd = -1;
+	int lock_fd = -1, wd_fd = -1;
 	uint64_t bytes = 0, t0, deadline = 0, kill_at = 0;
 	double steal0 = -1, steal;
 	bool futex_ok, child_done = false;
 	FILE *out = NULL;
-	pid_t pid = -1;
+	pid_t pid = -1, wd_pid = -1;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:d:qh", lo, NULL)) != -1) {
@@ -278,6 +283,12 @@ int trace_record_main(int argc, char **argv)
 	tracefs_trace_off(in);
 	/* no lock (a tracefs without flock) leaves the name to show the owner */
 	lock_fd = sp_record_instance_lock(in);
+	wd_fd = sp_record_watchdog_start(in, lock_fd, mounted_here ? tdir : NULL, &wd_pid);
+	if (wd_fd < 0)
+		fprintf(stderr, "superpass record: warning: cannot start the watchdog (%s): if this "
+				"process is killed, the instance %s stays until the next record or "
+				"record --cleanup\n",
+			strerror(-wd_fd), name);
 	if (tracefs_instance_file_write(in, "trace_clock", clock_name) < 0) {
 		fprintf(stderr, "superpass record: the kernel has no trace clock '%s' (see %s/trace_clock)\n",
 			clock_name, tdir);
@@ -397,6 +408,7 @@ int trace_record_main(int argc, char **argv)
 		poll(NULL, 0, 100);
 		if (poll(&p, 1, 0) > 0 && drain(fd, out, buf, 1u << 16, &bytes) < 0) {
 			fprintf(stderr, "superpass record: writing %s: %s\n", out_path, strerror(errno));
+			/* never waitpid(-1): the watchdog is a child too */
 			if (pid > 0) {
 				kill(pid, SIGKILL);
 				waitpid(pid, &status, 0);
@@ -453,7 +465,8 @@ out:
 				tdir, name, strerror(-c));
 		tracefs_instance_free(in);
 	}
-	/* before the unmount: the lock keeps tracefs busy */
+	/* before the unmount: the watchdog and the lock keep tracefs busy */
+	sp_record_watchdog_stop(wd_fd, wd_pid);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	if (mounted_here && tdir && umount2(tdir, 0))
