@@ -9,6 +9,12 @@
  * (CLOCK_MONOTONIC, comparable with a program's own timestamps), its
  * trace_pipe streamed to FILE as ftrace text while CMD runs. The instance
  * is removed at the end, and tracefs unmounted if it was mounted for this.
+ *
+ * None is left behind by a recorder that dies (record_instance.h): each
+ * record first removes the instances of recorders that are gone, a
+ * watchdog child removes this one if this process dies, even by SIGKILL,
+ * and `--cleanup` does only the first. What the watchdog cannot cover
+ * (killed along with the recorder) is in record_watchdog.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +32,7 @@
 #include <tracefs.h>
 
 #include "host_steal.h"
+#include "record_instance.h"
 #include "sp_cli_output.h"
 #include "sp_cli_parse.h"
 #include "trace_cli.h"
@@ -45,10 +52,17 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: superpass record [options] -- CMD [ARGS...]\n"
 		"       superpass record [options] --duration S\n"
+		"       superpass record --cleanup\n"
 		"\n"
 		"Records the scheduler, futex and kernel lock-contention events of the whole\n"
 		"system while CMD runs (or for S seconds), as ftrace text for superpass analyze.\n"
-		"Needs root (tracefs). Uses a tracefs instance of its own and removes it after.\n"
+		"Needs root (tracefs). Uses a tracefs instance of its own,\n"
+		"instances/superpass-record-PID-START, and removes it after. If record is\n"
+		"killed, even by SIGKILL, a watchdog process it started (sp-record-watch)\n"
+		"removes the instance. Killed together with its watchdog (SIGKILL to the whole\n"
+		"cgroup, kill -9 -1), it leaves the instance tracing until the next record,\n"
+		"which first removes the instances of recorders that are gone, or until\n"
+		"superpass record --cleanup.\n"
 		"\n"
 		"  -o, --output FILE    where the trace goes (default superpass.trace)\n"
 		"  -d, --duration S     stop after S seconds (CMD gets SIGINT, then SIGKILL)\n"
@@ -56,6 +70,8 @@ static void usage(FILE *f)
 		"      --clock NAME     trace clock (default mono: CLOCK_MONOTONIC)\n"
 		"      --no-lock        without lock:contention_begin/end\n"
 		"  -q, --quiet          no summary on stderr\n"
+		"      --cleanup        only remove the instances recorders that are gone left\n"
+		"                       behind, listing them (or \"nothing to clean\"), and exit\n"
 		"  -h, --help\n");
 }
 
@@ -137,9 +153,49 @@ static unsigned long long overruns(struct tracefs_instance *in, int ncpu)
 	return total;
 }
 
+/* tracefs mounted, by this process if it was not (*@mounted_here): 0, or 1
+ * after saying why not. */
+static int tracefs_ready(const char **tdir, bool *mounted_here)
+{
+	int c = tracefs_tracing_dir_is_mounted(false, tdir);
+
+	*mounted_here = false;
+	if (c == 0) {
+		if (tracefs_tracing_dir_is_mounted(true, tdir) < 0 || !*tdir) {
+			fprintf(stderr, "superpass record: tracefs is not mounted and mounting it failed "
+					"(%s): a kernel with CONFIG_FTRACE and root are needed\n",
+				geteuid() ? "not root" : strerror(errno));
+			return 1;
+		}
+		*mounted_here = true;
+	} else if (c < 0 || !*tdir) {
+		fprintf(stderr, "superpass record: no tracefs (a kernel with CONFIG_FTRACE is needed)\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* `superpass record --cleanup`: 0, or 1 when an instance could not be
+ * removed (or tracefs not reached). */
+static int cleanup_main(void)
+{
+	const char *tdir = NULL;
+	bool mounted_here;
+	int n;
+
+	if (tracefs_ready(&tdir, &mounted_here))
+		return 1;
+	n = sp_record_cleanup_stale("superpass record --cleanup", stdout);
+	if (n == 0)
+		printf("superpass record --cleanup: nothing to clean in %s/instances\n", tdir);
+	if (mounted_here && umount2(tdir, 0))
+		fprintf(stderr, "superpass record: warning: tracefs stays mounted at %s\n", tdir);
+	return n < 0 ? 1 : 0;
+}
+
 int trace_record_main(int argc, char **argv)
 {
-	enum { O_BUF = 256, O_CLOCK, O_NOLOCK };
+	enum { O_BUF = 256, O_CLOCK, O_NOLOCK, O_CLEANUP };
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -147,22 +203,24 @@ int trace_record_main(int argc, char **argv)
 		{ "clock", required_argument, NULL, O_CLOCK },
 		{ "no-lock", no_argument, NULL, O_NOLOCK },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "cleanup", no_argument, NULL, O_CLEANUP },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *out_path = "superpass.trace", *clock_name = "mono", *tdir = NULL;
 	unsigned long buffer_kb = 16384;
 	double duration = 0;
-	bool quiet = false, with_lock = true, mounted_here = false;
+	bool quiet = false, with_lock = true, mounted_here = false, cleanup = false;
 	struct tracefs_instance *in = NULL;
 	char name[64], *pipe_path = NULL, *buf = NULL;
 	struct sigaction sa;
 	int c, fd = -1, status = 0, rc = 1, ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	int lock_fd = -1, wd_fd = -1;
 	uint64_t bytes = 0, t0, deadline = 0, kill_at = 0;
 	double steal0 = -1, steal;
 	bool futex_ok, child_done = false;
 	FILE *out = NULL;
-	pid_t pid = -1;
+	pid_t pid = -1, wd_pid = -1;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:d:qh", lo, NULL)) != -1) {
@@ -184,9 +242,17 @@ int trace_record_main(int argc, char **argv)
 		case O_CLOCK: clock_name = optarg; break;
 		case O_NOLOCK: with_lock = false; break;
 		case 'q': quiet = true; break;
+		case O_CLEANUP: cleanup = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (cleanup) {
+		if (optind < argc || duration > 0) {
+			fprintf(stderr, "superpass record: --cleanup takes no command and no --duration\n");
+			return 2;
+		}
+		return cleanup_main();
 	}
 	if (optind >= argc && !(duration > 0)) {
 		fprintf(stderr, "superpass record: give a command (after --) or --duration\n");
@@ -197,20 +263,17 @@ int trace_record_main(int argc, char **argv)
 		fprintf(stderr, "superpass record: warning: not root; tracefs usually needs root "
 				"(or CAP_SYS_ADMIN and access to /sys/kernel/tracing)\n");
 
-	c = tracefs_tracing_dir_is_mounted(false, &tdir);
-	if (c == 0) {
-		if (tracefs_tracing_dir_is_mounted(true, &tdir) < 0 || !tdir) {
-			fprintf(stderr, "superpass record: tracefs is not mounted and mounting it failed "
-					"(%s): a kernel with CONFIG_FTRACE and root are needed\n",
-				geteuid() ? "not root" : strerror(errno));
-			return 1;
-		}
-		mounted_here = true;
-	} else if (c < 0 || !tdir) {
-		fprintf(stderr, "superpass record: no tracefs (a kernel with CONFIG_FTRACE is needed)\n");
+	/* From here on a SIGINT or SIGTERM ends the recording, cleanly, as
+	 * soon as it has started. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (tracefs_ready(&tdir, &mounted_here))
 		return 1;
-	}
-	snprintf(name, sizeof(name), "superpass-record-%d", (int)getpid());
+	/* what earlier recorders left; a failure was said, and is theirs */
+	sp_record_cleanup_stale("superpass record", stderr);
+	sp_record_instance_name(name, sizeof(name));
 	in = tracefs_instance_create(name);
 	if (!in) {
 		fprintf(stderr, "superpass record: cannot create the tracefs instance %s/instances/%s: %s%s\n",
@@ -218,6 +281,14 @@ int trace_record_main(int argc, char **argv)
 		goto out;
 	}
 	tracefs_trace_off(in);
+	/* no lock (a tracefs without flock) leaves the name to show the owner */
+	lock_fd = sp_record_instance_lock(in);
+	wd_fd = sp_record_watchdog_start(in, lock_fd, mounted_here ? tdir : NULL, &wd_pid);
+	if (wd_fd < 0)
+		fprintf(stderr, "superpass record: warning: cannot start the watchdog (%s): if this "
+				"process is killed, the instance %s stays until the next record or "
+				"record --cleanup\n",
+			strerror(-wd_fd), name);
 	if (tracefs_instance_file_write(in, "trace_clock", clock_name) < 0) {
 		fprintf(stderr, "superpass record: the kernel has no trace clock '%s' (see %s/trace_clock)\n",
 			clock_name, tdir);
@@ -290,10 +361,6 @@ int trace_record_main(int argc, char **argv)
 	fprintf(out, "# tracer: nop\n# superpass record: clock %s, buffer %lu KiB per CPU #P:%d\n#\n",
 		clock_name, buffer_kb, ncpu);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	t0 = now_ns();
 	steal0 = sp_host_steal_s();
 	if (duration > 0)
@@ -314,6 +381,9 @@ int trace_record_main(int argc, char **argv)
 			_exit(127);
 		}
 		child_pid = pid;
+		/* a signal before there was a child to pass it to */
+		if (got_signal)
+			kill(pid, got_signal);
 	}
 	while (!child_done) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -338,9 +408,11 @@ int trace_record_main(int argc, char **argv)
 		poll(NULL, 0, 100);
 		if (poll(&p, 1, 0) > 0 && drain(fd, out, buf, 1u << 16, &bytes) < 0) {
 			fprintf(stderr, "superpass record: writing %s: %s\n", out_path, strerror(errno));
-			if (pid > 0)
+			/* never waitpid(-1): the watchdog is a child too */
+			if (pid > 0) {
 				kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
+				waitpid(pid, &status, 0);
+			}
 			goto out;
 		}
 	}
@@ -386,11 +458,17 @@ out:
 		close(fd);
 	tracefs_put_tracing_file(pipe_path);
 	if (in) {
-		tracefs_trace_off(in);
-		if (tracefs_instance_destroy(in))
-			fprintf(stderr, "superpass record: warning: could not remove the instance %s\n", name);
+		c = sp_record_instance_remove(in);
+		if (c && c != -ENOENT)
+			fprintf(stderr, "superpass record: warning: could not remove the instance "
+					"%s/instances/%s: %s\n",
+				tdir, name, strerror(-c));
 		tracefs_instance_free(in);
 	}
+	/* before the unmount: the watchdog and the lock keep tracefs busy */
+	sp_record_watchdog_stop(wd_fd, wd_pid);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	if (mounted_here && tdir && umount2(tdir, 0))
 		fprintf(stderr, "superpass record: warning: tracefs stays mounted at %s\n", tdir);
 	return rc;
