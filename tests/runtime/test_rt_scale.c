@@ -33,12 +33,13 @@
 #define SP_SCALE_THREADS 200
 #define SP_SCALE_CRITICAL 64
 #define SP_SCALE_LOCKS 1000
-#define SP_SCALE_ROUNDS 600
+#define SP_SCALE_ROUNDS 600 /* SP_SCALE_ROUNDS in the environment: fewer (TSan) */
 #define SP_SCALE_CHAIN 3   /* locks held at once, at most */
 #define SP_SCALE_HOT 8     /* most chains start among the first few locks */
 
 struct sp_scale {
 	sp_mutex_t *locks;
+	unsigned int rounds;
 	pthread_barrier_t start;
 };
 
@@ -103,7 +104,7 @@ static void *sp_worker_main(void *arg)
 	if (!w->rc && w->index < SP_SCALE_CRITICAL)
 		w->rc = sp_thread_set_critical(0, true);
 	pthread_barrier_wait(&w->s->start);
-	for (unsigned int r = 0; r < SP_SCALE_ROUNDS && !w->rc; r++)
+	for (unsigned int r = 0; r < w->s->rounds && !w->rc; r++)
 		w->rc = sp_round(w);
 	return NULL;
 }
@@ -117,6 +118,9 @@ static void test_ordered_locks_report_no_deadlock(void **state)
 	pthread_attr_t attr;
 
 	(void)state;
+	s.rounds = getenv("SP_SCALE_ROUNDS") ? (unsigned int)atoi(getenv("SP_SCALE_ROUNDS"))
+					     : SP_SCALE_ROUNDS;
+	assert_true(s.rounds > 0);
 	s.locks = calloc(SP_SCALE_LOCKS, sizeof(*s.locks));
 	assert_non_null(s.locks);
 	for (unsigned int i = 0; i < SP_SCALE_LOCKS; i++)
@@ -138,7 +142,7 @@ static void test_ordered_locks_report_no_deadlock(void **state)
 	printf("# %u threads (%u critical), %u locks, %u rounds each: blocks %llu, "
 	       "blockings %llu, grants %llu, grant_overflows %llu, waiter_overflows %llu, "
 	       "depth_limited %llu, stale_events %llu, deadlocks %llu\n",
-	       SP_SCALE_THREADS, SP_SCALE_CRITICAL, SP_SCALE_LOCKS, SP_SCALE_ROUNDS,
+	       SP_SCALE_THREADS, SP_SCALE_CRITICAL, SP_SCALE_LOCKS, s.rounds,
 	       (unsigned long long)st.core.blocks, (unsigned long long)st.core.blockings,
 	       (unsigned long long)st.core.grants, (unsigned long long)st.core.grant_overflows,
 	       (unsigned long long)st.core.waiter_overflows,
