@@ -40,8 +40,9 @@
 	X(throttles, SP_STAT_COUNT, "targets throttled (all their grants ended)")       \
 	X(ends_throttle, SP_STAT_COUNT, "grants ended by a throttle")                   \
 	X(deadlocks, SP_STAT_COUNT,                                                     \
-	  "cycles seen by two walks in a row (a suspicion, not a proof)")               \
-	X(depth_limited, SP_STAT_COUNT, "walks cut by max_depth")                       \
+	  "cycles of waits that held in one consistent view (through lock words: "      \
+	  "for a second), once per wait")                                               \
+	X(depth_limited, SP_STAT_COUNT, "walks cut by max_depth or 256 blockers")       \
 	X(task_overflows, SP_STAT_COUNT, "task table full")                             \
 	X(lock_overflows, SP_STAT_COUNT, "lock table full")                             \
 	X(grant_overflows, SP_STAT_COUNT, "grant table full")                           \

@@ -114,6 +114,9 @@ static void sp_task_init_slot(void *arg, uint32_t slot)
 	sp_atomic_store(&t->releases, 0);
 	sp_atomic_add(&t->gen, 1);
 	sp_atomic_store(&t->applying, 0);
+	sp_atomic_store(&t->dl_sig, 0);
+	sp_atomic_store(&t->dl_since, 0);
+	sp_atomic_store(&t->dl_told, 0);
 	sp_os_lock(&t->boost_lock);
 	t->dead = false;
 	t->want_boost = false;

@@ -8,7 +8,8 @@
  * a kernel lock-contention probe. Its cost is bounded twice: by max_depth
  * (chain length) and by SP_WALK_MAX_NODES (fan-out through readers). A lock
  * met twice on the current path, or the walk's origin met as a holder, is a
- * cycle: reported, never followed.
+ * cycle: flagged, never followed; whether it is reported is for
+ * sp_deadlock.c to say.
  */
 #include "sp_internal.h"
 

@@ -58,6 +58,11 @@ struct sp_task {
 	sp_atomic64_t word_owned;
 	sp_atomic64_t gen;         /* +1 each time the slot gets a new task */
 	sp_atomic64_t applying;    /* a thread is bringing the host in line */
+	/* Deadlock suspicion (sp_deadlock.c): the cycle last seen from this
+	 * task's wait, since when, and the wait (block_seq) last reported. */
+	sp_atomic64_t dl_sig;
+	sp_atomic64_t dl_since;
+	sp_atomic64_t dl_told;
 	sp_os_lock_t boost_lock;   /* protects the fields below */
 	bool dead;                 /* exiting: refuse new grants */
 	bool want_boost;           /* the policy wants it fast-tracked */
@@ -190,6 +195,12 @@ struct sp_walk {
  * blocks those, up to max_depth. */
 void sp_graph_walk(struct sp_core *core, struct sp_walk *w, sp_tid_t via, sp_lock_key_t lock);
 bool sp_lock_held_by(struct sp_core *core, sp_lock_key_t key, sp_tid_t tid);
+
+/* ---- deadlock suspicion (sp_deadlock.c) ---- */
+/* A walk from @tid (= @t), waiting for @lock, met a cycle: count and
+ * report it if it holds in a consistent view of trustworthy edges. */
+void sp_deadlock_check(struct sp_core *core, sp_tid_t tid, struct sp_task *t,
+		       sp_lock_key_t lock);
 
 /* ---- policy (sp_policy.c) ---- */
 /* @via started waiting for @lock: fast-track what blocks it on behalf of

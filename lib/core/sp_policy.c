@@ -57,16 +57,6 @@ static void sp_policy_grant_visit(struct sp_core *core, void *arg, sp_tid_t via,
 				target, lock);
 }
 
-static void sp_policy_noop_visit(struct sp_core *core, void *arg, sp_tid_t via,
-				 sp_tid_t target, sp_lock_key_t lock)
-{
-	(void)core;
-	(void)arg;
-	(void)via;
-	(void)target;
-	(void)lock;
-}
-
 static void sp_walk_start(struct sp_walk *w, sp_tid_t origin, sp_walk_visit_fn visit, void *arg)
 {
 	memset(w, 0, sizeof(*w));
@@ -80,6 +70,7 @@ void sp_policy_on_block(struct sp_core *core, sp_tid_t via, struct sp_task *t,
 {
 	struct sp_origin origins[SP_MAX_ORIGINS];
 	uint32_t n = sp_origins_of(core, via, t, origins), i;
+	bool cycle = false;
 	struct sp_walk w;
 
 	for (i = 0; i < n; i++) {
@@ -87,19 +78,12 @@ void sp_policy_on_block(struct sp_core *core, sp_tid_t via, struct sp_task *t,
 		sp_graph_walk(core, &w, via, lock);
 		if (w.depth_limited)
 			sp_count(core, SP_C_depth_limited);
-		if (!w.deadlock)
-			continue;
-		/* The graph is assembled from events that may arrive a little
-		 * late, so one walk can meet a cycle that never existed. A
-		 * second walk must see it too before it is reported. */
-		sp_walk_start(&w, origins[i].tid, sp_policy_noop_visit, NULL);
-		sp_graph_walk(core, &w, via, lock);
-		if (!w.deadlock)
-			continue;
-		sp_count(core, SP_C_deadlocks);
-		if (core->ops.on_deadlock)
-			core->ops.on_deadlock(core->ctx, w.origin, lock);
+		cycle = cycle || w.deadlock;
 	}
+	/* A cycle met on the way is only a suspicion until it is checked
+	 * (sp_deadlock.c). */
+	if (cycle)
+		sp_deadlock_check(core, via, t, lock);
 }
 
 void sp_policy_on_acquire(struct sp_core *core, sp_tid_t holder, struct sp_lock *l,

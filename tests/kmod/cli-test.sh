@@ -72,7 +72,7 @@ printf '%s\n' $$ >"$fake/critical"
 printf '%s\n' 'depth 8' 'readers_k 4' 'budget_ms 20' 'throttle_permille 500' 'fifo_prio 1' \
 	'reader_tracking 1' >"$fake/config"
 printf '%s\n' 'blockings 42' 'grants 7' 'blocking_p50_ns 1500000' 'blocking_p999_ns 81000000' \
-	'detect_fork_marks 3' \
+	'detect_fork_marks 3' 'grant_overflows 2821' 'reader_overflows 0' 'queue_overflows 2' \
 	'long_blocking tid 321 ms 81 rwsem owner 654 readers_tracked 2 untracked 1 readers_now 3' \
 	'long_blocking tid - ms 60 mutex owner - readers_tracked 0 untracked 0 readers_now 0' >"$fake/stats"
 f=(--proc "$fake")
@@ -82,6 +82,12 @@ expect list_fake 0 "^ *$$ +$$  $(cat /proc/$$/comm)\$" "$SP" kmod "${f[@]}" list
 expect stats_row 0 '^grants +7$' "$SP" kmod "${f[@]}" stats
 expect stats_ns_in_ms 0 '^blocking_p999_ns +81000000 +81.000 ms$' "$SP" kmod "${f[@]}" stats
 expect stats_long 0 '^  tid 321 ms 81 rwsem owner 654' "$SP" kmod "${f[@]}" stats
+expect stats_advice 0 '^  grant_overflows 2821: grant table full; .* Change: no module parameter: the table has 256 grants\.$' \
+	"$SP" kmod "${f[@]}" stats
+expect stats_advice_host 0 '^  queue_overflows 2: the actuation queue was full; ' "$SP" kmod "${f[@]}" stats
+out=$("$SP" kmod "${f[@]}" stats)
+grep -q '^  reader_overflows' <<<"$out" && bad stats_advice_zero "a zero counter told: $out" ||
+	ok stats_advice_zero
 json=$("$SP" kmod "${f[@]}" stats --json)
 for re in '"blockings": ?42' '"blocking_p999_ns": ?81000000' '"detect_fork_marks": ?3' \
 	'"tid": ?321' '"kind": ?"rwsem"' '"owner": ?654' '"readers_now": ?3' '"tid": ?null' \

@@ -78,6 +78,36 @@ rm -f "$tmp/st-1.json"
 ls "$tmp"/st-*.json >/dev/null 2>&1 || cli_fail "--stats file missing"
 grep -q '"blockings": 1' "$tmp"/st-*.json || cli_fail "--stats JSON"
 
+# Overflow, limit and suspicion counters that are not zero: each in the
+# summary with what it means and what to change, and only those. The
+# command leaves a statistics file like the one of a run at scale (under a
+# pid that is not its own: a process of the command with no blocking of
+# its own, which the summary must not fold into "nothing to say").
+printf '%s\n' '{ "pid": 999999, "mode": "fifo", "core": true, "blockings": 0,' \
+	'"grants": 40, "grant_overflows": 2821, "waiter_overflows": 1300,' \
+	'"depth_limited": 4867, "deadlocks": 701, "stale_events": 34064,' \
+	'"reader_overflows": 5, "task_overflows": 0, "expiries": 3, "threads": [] }' \
+	>"$tmp/scale.json"
+expect_rc 0 "summary of limits" "$sp" run -c main --stats "$tmp/ov-%p.json" -- \
+	cp "$tmp/scale.json" "$tmp/ov-999999.json"
+for t in "pid 999999" "limits hit and suspicions (what it means; what to change):" \
+	"grant_overflows 2821: grant table full;" \
+	"Change: no SUPERPASS_ setting or option: the interposer's max_grants is 256" \
+	"waiter_overflows 1300: waiters beyond the waiter slots;" \
+	"the interposer's waiters_per_lock is 8" \
+	"depth_limited 4867: walks cut by max_depth" "the interposer's max_depth is 8" \
+	"deadlocks 701: cycles of waits" "fix the order" \
+	"stale_events 34064: release/unblock not matching the graph;" \
+	"reader_overflows 5: readers beyond K" "--k N (SUPERPASS_READERS=N), 1..64, default 4" \
+	"expiries 3:" "--budget-us N (SUPERPASS_BUDGET_US=N, default 20000"; do
+	expect_err "$t" "summary of limits"
+done
+for t in "task_overflows" "lock_overflows" "bad_events" "more process"; do
+	! grep -qF -- "$t" "$tmp/err" || { cli_fail "summary of limits: '$t' printed:"; cat "$tmp/err"; }
+done
+[ "$(grep -c "grant_overflows" "$tmp/err")" = 1 ] ||
+	{ cli_fail "summary of limits: grant_overflows not told exactly once:"; cat "$tmp/err"; }
+
 # The settings reach the command; an LD_PRELOAD that was set is kept.
 # (ASan would refuse to start a sanitized superpass with libm preloaded
 # before its runtime: that check is for superpass itself, not for CMD.)

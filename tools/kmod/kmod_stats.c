@@ -6,7 +6,10 @@
  * one "long_blocking key value ... KIND ..." line per recent blocking over
  * 50 ms. Names are passed through as the module writes them, so a counter
  * added there shows up here without a change. A value of "-" is a tid the
- * reader may not see (kmod/sp_kmod_proc.c): JSON null.
+ * reader may not see (kmod/sp_kmod_proc.c): JSON null. The table ends
+ * with every overflow, limit or suspicion counter that is not zero, with
+ * what it means and what to change (tools/common/sp_cli_advice.c, shared
+ * with `superpass run`'s summary).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "kmod.h"
+#include "sp_cli_advice.h"
 #include "sp_cli_parse.h"
 
 static struct json_object *kmod_json_value(const char *v)
@@ -86,10 +90,40 @@ static void kmod_stats_row(const char *name, const char *val)
 		printf("%-28s %20s\n", name, val);
 }
 
+/* Counter @name of the file's text @ctx ("name value" lines). */
+static bool kmod_stats_get(void *ctx, const char *name, uint64_t *value)
+{
+	size_t n = strlen(name);
+	const char *p = ctx;
+
+	while (p && *p) {
+		char val[32];
+		size_t len;
+
+		if (!strncmp(p, name, n) && p[n] == ' ') {
+			len = strcspn(p + n + 1, "\n");
+			if (len >= sizeof(val))
+				return false;
+			memcpy(val, p + n + 1, len);
+			val[len] = '\0';
+			return sp_cli_parse_u64(val, UINT64_MAX, value);
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
 static int kmod_stats_table(char *buf)
 {
-	char *save = NULL, *line;
+	char *save = NULL, *line, *text = strdup(buf);
 	unsigned int nlong = 0;
+
+	if (!text) {
+		fprintf(stderr, "superpass kmod stats: out of memory\n");
+		return KMOD_FAIL;
+	}
 
 	printf("%-28s %20s\n", "counter", "value");
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -106,6 +140,11 @@ static int kmod_stats_table(char *buf)
 		}
 		kmod_stats_row(line, sp + 1);
 	}
+	if (sp_cli_advice_print(NULL, "", SP_CLI_HOST_KMOD, kmod_stats_get, text)) {
+		printf("\nlimits hit and suspicions (what it means; what to change):\n");
+		sp_cli_advice_print(stdout, "  ", SP_CLI_HOST_KMOD, kmod_stats_get, text);
+	}
+	free(text);
 	return KMOD_OK;
 }
 

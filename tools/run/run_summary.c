@@ -3,8 +3,10 @@
  * The summary `superpass run` prints: for each process of the command
  * that wrote statistics (the interposer's JSON, lib/hosts/runtime/sp_stats_json.c,
  * read with json-c), its critical threads' blockings and their P50, P99,
- * P99.9 and maximum, and what the fast track did (grants, budget expiries,
- * throttles, refusals, readers beyond K).
+ * P99.9 and maximum, what the fast track did (grants, budget expiries,
+ * throttles, refusals, readers beyond K), and every overflow, limit or
+ * suspicion counter that is not zero, with what it means and what to change
+ * (tools/common/sp_cli_advice.c, shared with `superpass kmod stats`).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -19,6 +21,7 @@
 
 #include <json-c/json.h>
 
+#include "sp_cli_advice.h"
 #include "sp_cli_json.h"
 
 #include "run.h"
@@ -33,6 +36,22 @@ struct run_proc {
 static void run_ms(FILE *out, const char *label, uint64_t ns)
 {
 	fprintf(out, "%s %.3f ms", label, (double)ns / 1e6);
+}
+
+static bool run_json_get(void *ctx, const char *name, uint64_t *value)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(ctx, name, &v))
+		return false;
+	*value = (uint64_t)json_object_get_int64(v);
+	return true;
+}
+
+/* Any overflow, limit or suspicion counter of @j that is not zero. */
+static bool run_has_alarms(json_object *j)
+{
+	return sp_cli_advice_print(NULL, "", SP_CLI_HOST_RUN, run_json_get, j) > 0;
 }
 
 /* The critical threads still registered at exit (those that exited are
@@ -73,6 +92,10 @@ static void run_print_proc(FILE *out, json_object *j)
 		(unsigned long long)sp_cli_json_u64(j, "throttles"),
 		(unsigned long long)sp_cli_json_u64(j, "grants_refused"),
 		(unsigned long long)sp_cli_json_u64(j, "reader_overflows"));
+	if (run_has_alarms(j)) {
+		fprintf(out, "    limits hit and suspicions (what it means; what to change):\n");
+		sp_cli_advice_print(out, "      ", SP_CLI_HOST_RUN, run_json_get, j);
+	}
 }
 
 static const char *run_comm(json_object *j, pid_t pid)
@@ -181,7 +204,8 @@ int run_summary(FILE *out, const char *dir, const char *prefix, const char *suff
 				continue;
 			}
 			nread++;
-			if (out && !sp_cli_json_u64(j, "blockings") && pass == 1) {
+			if (out && !sp_cli_json_u64(j, "blockings") && !run_has_alarms(j) &&
+			    pass == 1) {
 				quiet++; /* a descendant with nothing to say */
 			} else if (out) {
 				const char *comm = run_comm(j, procs[i].pid);
