@@ -44,14 +44,15 @@ static int sp_make_core(void)
 	int ret;
 
 	sp_config_default(&cfg);
+	cfg.max_tasks = sp_param_max_tasks;
 	cfg.max_depth = sp_param_depth;
 	cfg.readers_per_lock = sp_param_readers_k;
 	cfg.budget_ns = (u64)sp_param_budget_ms * NSEC_PER_MSEC;
 	cfg.throttle_permille = sp_param_throttle_permille;
 	ret = sp_config_check(&cfg);
 	if (ret) {
-		pr_warn("superpass: bad parameters (depth=%u readers_k=%u budget_ms=%u throttle_permille=%u)\n",
-			sp_param_depth, sp_param_readers_k, sp_param_budget_ms,
+		pr_warn("superpass: bad parameters (max_tasks=%u depth=%u readers_k=%u budget_ms=%u throttle_permille=%u)\n",
+			sp_param_max_tasks, sp_param_depth, sp_param_readers_k, sp_param_budget_ms,
 			sp_param_throttle_permille);
 		return ret;
 	}

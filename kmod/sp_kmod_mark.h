@@ -9,17 +9,22 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 
+/* Threads one write may mark: a process with more is refused whole. */
+#define SP_MARK_MAX 256u
+
+/*
+ * A write to /proc/superpass/critical: marks (@on) thread @nr of the
+ * caller's pid namespace or, if it is a process, every thread it has and
+ * creates later; whole or not at all. Unmarking a process unmarks all its
+ * threads, however many. Task context, may sleep (allocates); logs why it
+ * refused. 0, or -ESRCH (no such thread, or it is exiting), -EINVAL (a
+ * kernel thread or init without allow_kthreads=1), -E2BIG (more than
+ * SP_MARK_MAX threads), -ENOSPC (the core's task table is full), -ENOMEM.
+ */
+int sp_mark_request(pid_t nr, bool on);
 /* Marks or unmarks one global tid. Task context; does not sleep (the fork
  * probe calls it with preemption disabled). 0 or a negative errno. */
 int sp_mark_tid(pid_t tid, bool on);
-/* sp_mark_tid() for each of @tids, up to the first error. */
-int sp_mark_tids(const pid_t *tids, unsigned int n, bool on);
-/* Under rcu_read_lock: sets or clears @leader's process bit, then puts up
- * to @max of its threads' tids in @tids for sp_mark_tid(); returns how
- * many. A thread created meanwhile is in the list or seen by the fork
- * probe (sp_mark_new_thread). */
-unsigned int sp_mark_threads_of(struct task_struct *leader, bool on, pid_t *tids,
-				unsigned int max);
 /* Fork probe: marks @child if it is a new thread of a marked process.
  * 1 marked, 0 not, or the negative errno of a mark that failed. */
 int sp_mark_new_thread(struct task_struct *child);

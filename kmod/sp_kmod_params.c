@@ -21,6 +21,18 @@ unsigned int sp_param_throttle_permille = 500;
 module_param_named(throttle_permille, sp_param_throttle_permille, uint, 0444);
 MODULE_PARM_DESC(throttle_permille, "max boosted share of a 100 ms window (1..1000)");
 
+/* The core's default. Marked threads and every holder the detector sees
+ * take an entry; a mark that does not fit is refused whole. */
+unsigned int sp_param_max_tasks = 1024;
+module_param_named(max_tasks, sp_param_max_tasks, uint, 0444);
+MODULE_PARM_DESC(max_tasks, "task table capacity: threads the core knows at once (1..4194304)");
+
+/* Off by default: a kernel thread or init marked by mistake gets FIFO time
+ * for whatever it holds. The probe-cost measurement marks its kthreads. */
+bool sp_param_allow_kthreads;
+module_param_named(allow_kthreads, sp_param_allow_kthreads, bool, 0444);
+MODULE_PARM_DESC(allow_kthreads, "allow marking kernel threads and init (pid 1) critical");
+
 /* Runtime-settable through /proc/superpass/config as well. */
 unsigned int sp_fifo_prio = 1;
 module_param_named(fifo_prio, sp_fifo_prio, uint, 0444);

@@ -12,6 +12,8 @@ extern unsigned int sp_param_depth;
 extern unsigned int sp_param_readers_k;
 extern unsigned int sp_param_budget_ms;
 extern unsigned int sp_param_throttle_permille;
+extern unsigned int sp_param_max_tasks;
+extern bool sp_param_allow_kthreads;
 extern unsigned int sp_fifo_prio;       /* runtime: /proc/superpass/config */
 extern bool sp_readers_on;              /* runtime: /proc/superpass/config */
 extern bool sp_param_readers;           /* load time: hooks registered at all */

@@ -6,17 +6,30 @@
  *             process (thread-group leader), all of its current threads are
  *             (un)marked, and the threads it creates later are marked too
  *             until it is unmarked (the fork probe, sp_kmod_mark.c).
+ *             A mark is done whole or not at all, and refused with nothing
+ *             marked: -ESRCH for a tid that does not exist, -EINVAL for a
+ *             kernel thread or init (pid 1 of the initial pid namespace)
+ *             unless the module was loaded with allow_kthreads=1, -E2BIG
+ *             for a process of more than SP_MARK_MAX (256) threads, -ENOSPC
+ *             when the core's task table (max_tasks) cannot take them all.
+ *             Unmarking is never refused for size.
  *             Read: one marked tid per line. Exited tids are dropped by the
- *             exit probe. A tid that does not exist: -ESRCH.
+ *             exit probe.
  *   stats     every counter of the core (include/superpass/stats.h, same
  *             names and order), the blocking percentiles of critical
  *             threads, the counters of the detector, the reader hooks, the
  *             actuator and the worker, and the last few blockings over
  *             50 ms with what the core knew at their end.
- *   config    "key value" lines. depth, readers_k, budget_ms and
- *             throttle_permille size the core's tables and are load-time
- *             module parameters (read-only here); fifo_prio and
- *             reader_tracking can be written ("fifo_prio 10").
+ *   config    "key value" lines. max_tasks, depth, readers_k, budget_ms,
+ *             throttle_permille and allow_kthreads are load-time module
+ *             parameters (read-only here); fifo_prio and reader_tracking
+ *             can be written ("fifo_prio 10").
+ *
+ * Each write() to critical or config is one whole line ending in a
+ * newline ("1234\n", what echo writes): a write without one, or with more
+ * than one line, is refused with -EINVAL and does nothing, so that a
+ * number split over two writes is never taken as two numbers, and lines
+ * buffered into one write are never half done.
  *
  * Writes need CAP_SYS_NICE in the initial user namespace: marking a thread
  * gives other threads FIFO time, which no user namespace's root may hand
@@ -57,8 +70,6 @@
 #include "sp_kmod_unlock.h"
 #include "sp_kmod_worker.h"
 
-#define SP_MARK_MAX 256u   /* threads (un)marked by one write */
-
 static struct proc_dir_entry *sp_proc_dir;
 
 /* What the reader of @file may see of global @tid (see the top): the
@@ -92,9 +103,12 @@ static void sp_proc_print_tid(struct seq_file *m, pid_t tid)
 		seq_puts(m, "-");
 }
 
+/* Copies one whole line (see the top) into @buf, NUL-terminated. */
 static ssize_t sp_proc_read_input(struct file *file, const char __user *ubuf,
-				  size_t len, char *buf, size_t cap)
+				  size_t len, char *buf, size_t cap, const char *name)
 {
+	char *nl;
+
 	/* Both the opener and the writer: an fd handed to a privileged
 	 * process must not let an unprivileged opener mark threads. */
 	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_NICE) || !capable(CAP_SYS_NICE))
@@ -107,6 +121,14 @@ static ssize_t sp_proc_read_input(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
+	nl = memchr(buf, '\n', len);
+	if (!nl || nl != buf + len - 1 || strlen(buf) != len) {
+		pr_warn("superpass: %s: a write must be one line ending in a newline (got %zu bytes, %s)\n",
+			name, len, !nl ? "no newline" : strlen(buf) != len ? "a NUL byte" :
+			"more than one line");
+		return -EINVAL;
+	}
+	*nl = '\0';
 	return len;
 }
 
@@ -115,15 +137,12 @@ static ssize_t sp_proc_read_input(struct file *file, const char __user *ubuf,
 static ssize_t sp_critical_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *ppos)
 {
-	struct task_struct *t;
 	char buf[32], *s;
-	pid_t *tids;
-	unsigned int n = 0;
 	bool on = true;
 	ssize_t ret;
 	int nr;
 
-	ret = sp_proc_read_input(file, ubuf, len, buf, sizeof(buf));
+	ret = sp_proc_read_input(file, ubuf, len, buf, sizeof(buf), "critical");
 	if (ret < 0)
 		return ret;
 	s = strim(buf);
@@ -135,32 +154,13 @@ static ssize_t sp_critical_write(struct file *file, const char __user *ubuf,
 		pr_warn("superpass: critical: expected TID or -TID, got \"%s\"\n", strim(buf));
 		return -EINVAL;
 	}
-	tids = kmalloc_array(SP_MARK_MAX, sizeof(*tids), GFP_KERNEL);
-	if (!tids)
-		return -ENOMEM;
-	rcu_read_lock();
-	t = pid_task(find_vpid(nr), PIDTYPE_PID);
-	if (t && thread_group_leader(t) && sp_tid_ok(t->pid))
-		n = sp_mark_threads_of(t, on, tids, SP_MARK_MAX);
-	else if (t)
-		tids[n++] = t->pid;
-	rcu_read_unlock();
-	if (!n) {
-		pr_warn("superpass: critical: no such thread %d\n", nr);
-		ret = -ESRCH;
-	} else {
-		ret = sp_mark_tids(tids, n, on);
-		if (ret)
-			pr_warn("superpass: critical: cannot %smark %d (%zd)\n",
-				on ? "" : "un", nr, ret);
-		else
-			ret = len;
-		/* Before the marked thread takes its first lock (sleeps). */
-		if (on && sp_param_readers)
-			sp_worker_readers_sync();
-	}
-	kfree(tids);
-	return ret;
+	ret = sp_mark_request(nr, on);
+	if (ret)
+		return ret;
+	/* Before the marked thread takes its first lock (sleeps). */
+	if (on && sp_param_readers)
+		sp_worker_readers_sync();
+	return len;
 }
 
 static int sp_critical_show(struct seq_file *m, void *v)
@@ -307,12 +307,14 @@ static const struct proc_ops sp_stats_ops = {
 
 static int sp_config_show(struct seq_file *m, void *v)
 {
+	seq_printf(m, "max_tasks %u\n", sp_param_max_tasks);
 	seq_printf(m, "depth %u\n", sp_param_depth);
 	seq_printf(m, "readers_k %u\n", sp_param_readers_k);
 	seq_printf(m, "budget_ms %u\n", sp_param_budget_ms);
 	seq_printf(m, "throttle_permille %u\n", sp_param_throttle_permille);
 	seq_printf(m, "fifo_prio %u\n", READ_ONCE(sp_fifo_prio));
 	seq_printf(m, "reader_tracking %d\n", sp_param_readers && READ_ONCE(sp_readers_on));
+	seq_printf(m, "allow_kthreads %d\n", sp_param_allow_kthreads);
 	return 0;
 }
 
@@ -323,7 +325,7 @@ static ssize_t sp_config_write(struct file *file, const char __user *ubuf,
 	unsigned int val;
 	ssize_t ret;
 
-	ret = sp_proc_read_input(file, ubuf, len, buf, sizeof(buf));
+	ret = sp_proc_read_input(file, ubuf, len, buf, sizeof(buf), "config");
 	if (ret < 0)
 		return ret;
 	s = strim(buf);
@@ -346,9 +348,10 @@ static ssize_t sp_config_write(struct file *file, const char __user *ubuf,
 		}
 		WRITE_ONCE(sp_readers_on, val);
 		sp_host_kick();  /* the worker arms or disarms the hooks */
-	} else if (!strcmp(key, "depth") || !strcmp(key, "readers_k") ||
-		   !strcmp(key, "budget_ms") || !strcmp(key, "throttle_permille")) {
-		pr_warn("superpass: config: %s sizes the core and is fixed at load time (insmod superpass.ko %s=N)\n",
+	} else if (!strcmp(key, "max_tasks") || !strcmp(key, "depth") ||
+		   !strcmp(key, "readers_k") || !strcmp(key, "budget_ms") ||
+		   !strcmp(key, "throttle_permille") || !strcmp(key, "allow_kthreads")) {
+		pr_warn("superpass: config: %s is fixed at load time (insmod superpass.ko %s=N)\n",
 			key, key);
 		return -EINVAL;
 	} else {

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Sourced by guest-init.sh (it defines check()) with superpass.ko loaded
 # and nothing marked: `superpass kmod`, the threads a marked process
-# creates later (the fork probe), and the privilege gate of
-# /proc/superpass. Prints SPT_CHECK lines; run-qemu-test.sh
-# lists the names it wants.
+# creates later (the fork probe), the privilege gate of /proc/superpass,
+# and what one write may do (a whole line; a whole process or nothing;
+# not init or kernel threads; from a child pid namespace; during rmmod; a
+# full task table). Leaves the module loaded again (readers=0,
+# max_tasks=16). Prints SPT_CHECK lines; run-qemu-test.sh lists the names
+# it wants.
 SP=/usr/bin/superpass
 # $1: file, $2: text; 1 if the file has a line matching it.
 has() { grep -qE "$2" "$1" && echo 1 || echo 0; }
@@ -152,3 +155,187 @@ $SP kmod unmark $wpid $npid >/dev/null
 kill $wpid $npid 2>/dev/null
 wait $wpid 2>/dev/null
 wait $npid 2>/dev/null
+
+# ---- what one write may do: a whole line, a whole process or nothing ----
+# Threads of a process; the core's live task entries.
+nthreads() { ls /proc/$1/task 2>/dev/null | wc -l; }
+tasks_now() { sed -n 's/^tasks_now //p' /proc/superpass/stats; }
+# Starts `spw --idle-threads N` (N + 1 threads) in $ipid, and waits for
+# all of its threads.
+idle() {
+	/spw --idle-threads $1 >/dev/null &
+	ipid=$!
+	i=0
+	while [ "$(nthreads $ipid)" != $(($1 + 1)) ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+}
+sleep 3600 &
+s1=$!
+sleep 3600 &
+s2=$!
+# Two writes on one open file, neither a whole line: not two tids.
+{ printf %s $s1; printf %s $s2; } >/proc/superpass/critical 2>/dev/null
+[ "$(nmarked)" = 0 ] &&
+	[ "$(dmesg | grep -c 'superpass: critical: a write must be one line ending in a newline (got [0-9]* bytes, no newline)')" -ge 2 ] &&
+	ok=1 || ok=0
+check write_split_refused $ok "tids $s1 $s2; marked: $(marked)"
+printf '%s\n%s\n' $s1 $s2 >/proc/superpass/critical 2>/dev/null
+[ "$(nmarked)" = 0 ] && ok=1 || ok=0
+check write_two_lines_refused $ok "marked: $(marked)"
+echo $s1 >/proc/superpass/critical && [ "$(marked)" = "$s1 " ] && ok=1 || ok=0
+check write_line_marks $ok "marked: $(marked)"
+echo -$s1 >/proc/superpass/critical
+cfg=$(cat /proc/superpass/config)
+printf 'fifo_prio 5' >/proc/superpass/config 2>/dev/null && ok=0 || ok=1
+[ "$(cat /proc/superpass/config)" = "$cfg" ] || ok=0
+check config_write_without_newline_refused $ok ""
+kill $s1 $s2
+wait $s1 $s2 2>/dev/null
+
+# More threads than one write marks: refused whole.
+idle 300
+big=$ipid
+t0=$(tasks_now)
+echo $big >/proc/superpass/critical 2>/tmp/w.err && ok=0 || ok=1
+[ "$(nthreads $big)" = 301 ] && [ "$(nmarked)" = 0 ] && [ "$(tasks_now)" = "$t0" ] &&
+	[ "$(has /tmp/w.err 'Argument list too long')" = 1 ] || ok=0
+check mark_too_many_threads_refused $ok "threads $(nthreads $big); marked $(nmarked); tasks_now $t0 -> $(tasks_now); $(cat /tmp/w.err)"
+$SP kmod mark $big >/tmp/cli.out 2>&1; rc=$?
+[ $rc = 1 ] && [ "$(has /tmp/cli.out 'more threads than the module marks at once')" = 1 ] &&
+	[ "$(nmarked)" = 0 ] && ok=1 || ok=0
+check cli_mark_too_many_threads $ok "rc $rc: $(cat /tmp/cli.out)"
+kill $big
+wait $big 2>/dev/null
+
+# Init and kernel threads: refused unless allow_kthreads=1.
+echo 1 >/proc/superpass/critical 2>/tmp/w.err && ok=0 || ok=1
+[ "$(nmarked)" = 0 ] && [ "$(has /tmp/w.err 'Invalid argument')" = 1 ] || ok=0
+check mark_init_refused $ok "marked: $(marked); $(cat /tmp/w.err)"
+kt=2
+[ "$(cat /proc/$kt/comm)" = kthreadd ] || kt=$(grep -l '^kthreadd$' /proc/[0-9]*/comm | head -1 | cut -d/ -f3)
+echo $kt >/proc/superpass/critical 2>/tmp/w.err && ok=0 || ok=1
+[ "$(nmarked)" = 0 ] && [ "$(has /tmp/w.err 'Invalid argument')" = 1 ] || ok=0
+check mark_kthread_refused $ok "kthreadd $kt; marked: $(marked); $(cat /tmp/w.err)"
+$SP kmod mark $kt >/tmp/cli.out 2>&1; rc=$?
+[ $rc = 1 ] && [ "$(has /tmp/cli.out 'is a kernel thread')" = 1 ] && ok=1 || ok=0
+check cli_mark_kthread_refused $ok "rc $rc: $(cat /tmp/cli.out)"
+
+# A writer in a child pid namespace names tids by that namespace's numbers;
+# a pid it cannot see is no such thread to it; its pid 1 is not init.
+rm -f /tmp/ns.*
+sleep 3600 &
+outer=$!
+unshare -p -f sh -c '
+	sleep 3601 &
+	s=$!
+	echo "nspid $s" >/tmp/ns.out
+	echo $s >/proc/superpass/critical && echo "mark ok" >>/tmp/ns.out
+	echo "sees $(tr "\n" " " </proc/superpass/critical)" >>/tmp/ns.out
+	echo '"$outer"' >/proc/superpass/critical 2>/tmp/ns.err && echo "outer marked" >>/tmp/ns.out
+	echo 1 >/proc/superpass/critical && echo "nsinit ok" >>/tmp/ns.out
+	touch /tmp/ns.ready
+	while [ ! -e /tmp/ns.done ]; do sleep 0.1; done
+	echo -$s >/proc/superpass/critical
+	echo -1 >/proc/superpass/critical
+	kill $s
+' &
+nsjob=$!
+await /tmp/ns.ready
+sed "s/^/SPT pidns /" /tmp/ns.out
+# Global numbers from NSpid: the sleep and the namespace's init.
+gs="" nss="" gi=""
+for f in $(grep -lE '^NSpid:[[:space:]]*[0-9]+[[:space:]]+[0-9]+$' /proc/[0-9]*/status 2>/dev/null); do
+	l=$(sed -n 's/^NSpid:[[:space:]]*//p' $f)
+	g=$(echo $l | cut -d' ' -f1)
+	n=$(echo $l | cut -d' ' -f2)
+	case "$(tr '\0' ' ' 2>/dev/null <${f%/status}/cmdline)" in "sleep 3601 ") gs=$g nss=$n ;; esac
+	[ "$n" = 1 ] && gi=$g
+done
+echo "SPT pidns global sleep $gs (ns $nss) init $gi; marked: $(marked)"
+[ -n "$gs" ] && [ "$(has /tmp/ns.out "^nspid $nss\$")" = 1 ] && [ "$(has /tmp/ns.out '^mark ok$')" = 1 ] &&
+	echo " $(marked)" | grep -q " $gs " && ok=1 || ok=0
+check pidns_marks_by_ns_pid $ok "sleep global $gs ns $nss; marked: $(marked)"
+[ "$(has /tmp/ns.out "^sees $nss \$")" = 1 ] && ok=1 || ok=0
+check pidns_reads_ns_pids $ok "$(grep '^sees' /tmp/ns.out)"
+[ "$(has /tmp/ns.out '^outer marked$')" = 0 ] && [ "$(has /tmp/ns.err 'No such process')" = 1 ] &&
+	! echo " $(marked)" | grep -q " $outer " && ok=1 || ok=0
+check pidns_outside_pid_unknown $ok "outer $outer: $(cat /tmp/ns.err)"
+[ -n "$gi" ] && [ "$(has /tmp/ns.out '^nsinit ok$')" = 1 ] && echo " $(marked)" | grep -q " $gi " && ok=1 || ok=0
+check pidns_init_is_not_init $ok "ns init global $gi; marked: $(marked)"
+touch /tmp/ns.done
+wait $nsjob 2>/dev/null
+[ "$(nmarked)" = 0 ] && ok=1 || ok=0
+check pidns_unmarked $ok "marked: $(marked)"
+kill $outer
+wait $outer 2>/dev/null
+
+# rmmod while writes go on (and an fd open across it): no crash, rmmod
+# done (retried if refused while busy), the fd refused afterwards.
+rm -f /tmp/rm.*
+sleep 3600 &
+rs=$!
+(
+	n=0
+	while [ ! -e /tmp/rm.stop ]; do
+		echo $rs >/proc/superpass/critical && n=$((n + 1))
+		[ $n = 1 ] && : >/tmp/rm.started
+		echo -$rs >/proc/superpass/critical
+	done 2>/dev/null
+	echo $n >/tmp/rm.count
+) &
+wl=$!
+await /tmp/rm.started
+exec 4>/proc/superpass/critical
+tries=0
+until rmmod superpass 2>/dev/null; do
+	tries=$((tries + 1))
+	[ $tries -ge 50 ] && break
+	sleep 0.1
+done
+touch /tmp/rm.stop
+wait $wl
+grep -q '^superpass ' /proc/modules && ok=0 || ok=1
+[ "$(cat /tmp/rm.count)" -gt 0 ] || ok=0
+check rmmod_during_writes $ok "rmmod retries $tries; marks written $(cat /tmp/rm.count)"
+echo $rs >&4 2>/dev/null && ok=0 || ok=1
+exec 4>&-
+check write_after_rmmod_refused $ok ""
+kill $rs
+wait $rs 2>/dev/null
+
+# A task table of 16 entries: a mark that does not fit is refused whole
+# and leaves the table as it was (its removed entries become free again
+# at the worker's next reclaim, about once a second: waited for below).
+insmod /superpass.ko readers=0 selftest=0 max_tasks=16 allow_kthreads=1 &&
+	grep -q '^max_tasks 16$' /proc/superpass/config && ok=1 || ok=0
+check load_small_task_table $ok ""
+reclaimed() { sed -n 's/^worker_reclaimed //p' /proc/superpass/stats; }
+idle 24
+big=$ipid
+t0=$(tasks_now)
+r0=$(reclaimed)
+echo $big >/proc/superpass/critical 2>/tmp/w.err && ok=0 || ok=1
+[ "$(nmarked)" = 0 ] && [ "$(tasks_now)" = "$t0" ] && [ "$(has /tmp/w.err 'No space left')" = 1 ] || ok=0
+check table_full_refused_whole $ok "threads $(nthreads $big); marked $(nmarked); tasks_now $t0 -> $(tasks_now); $(cat /tmp/w.err)"
+$SP kmod mark $big >/tmp/cli.out 2>&1; rc=$?
+[ $rc = 1 ] && [ "$(has /tmp/cli.out 'task table cannot take every thread')" = 1 ] && ok=1 || ok=0
+check cli_table_full $ok "rc $rc: $(cat /tmp/cli.out)"
+# Both refusals took back 16 entries each.
+i=0
+while [ "$(reclaimed)" -lt $((r0 + 32)) ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+idle 4
+small=$ipid
+want=$(ls /proc/$small/task | sort -n | tr '\n' ' ')
+echo $small >/proc/superpass/critical && [ "$(sort -n /proc/superpass/critical | tr '\n' ' ')" = "$want" ] && ok=1 || ok=0
+check table_mark_that_fits $ok "want $want; marked: $(marked)"
+idle 12
+mid=$ipid
+t0=$(tasks_now)
+echo $mid >/proc/superpass/critical 2>/dev/null && ok=0 || ok=1
+[ "$(sort -n /proc/superpass/critical | tr '\n' ' ')" = "$want" ] && [ "$(tasks_now)" = "$t0" ] || ok=0
+check table_full_keeps_other_marks $ok "tasks_now $t0 -> $(tasks_now); marked: $(marked)"
+echo -$small >/proc/superpass/critical
+kill $big $small $mid
+wait $big $small $mid 2>/dev/null
+echo $kt >/proc/superpass/critical && [ "$(marked)" = "$kt " ] && ok=1 || ok=0
+check mark_kthread_allowed $ok "marked: $(marked)"
+echo -$kt >/proc/superpass/critical

@@ -324,7 +324,13 @@ for c in pcost_insmod pcost_rmmod dmesg_clean load_readers_off config_reader_tra
 	sec_writes_denied_nobody sec_writes_denied_userns-root sec_writes_denied_userns-nobody \
 	sec_writes_denied_nobody-fd sec_stats_readable_nobody sec_stats_readable_userns-root \
 	sec_stats_readable_userns-nobody sec_stats_readable_nobody-fd sec_nothing_changed \
-	sec_critical_shows_own_threads_only; do
+	sec_critical_shows_own_threads_only \
+	write_split_refused write_two_lines_refused write_line_marks config_write_without_newline_refused \
+	mark_too_many_threads_refused cli_mark_too_many_threads mark_init_refused mark_kthread_refused \
+	cli_mark_kthread_refused pidns_marks_by_ns_pid pidns_reads_ns_pids pidns_outside_pid_unknown \
+	pidns_init_is_not_init pidns_unmarked rmmod_during_writes write_after_rmmod_refused \
+	load_small_task_table table_full_refused_whole cli_table_full table_mark_that_fits \
+	table_full_keeps_other_marks mark_kthread_allowed; do
 	want $c
 done
 [ -z "$RECORD_DIR" ] || want record_disk

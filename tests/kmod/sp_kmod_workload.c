@@ -31,6 +31,10 @@
  * SCHED_OTHER nice 19 after the run, then runs again and unloads the module
  * (delete_module) in the middle of it, and checks the holders once more.
  *
+ * --idle-threads N: no scenario; the process starts N threads that only
+ * wait, prints "SPW idle_threads N" and waits until killed (the guest's
+ * checks of what one write to /proc/superpass/critical may mark).
+ *
  * Output: "SPW key value" figures and "SPW_CHECK name PASS|FAIL detail".
  * Exit status 0 only if every check passed.
  */
@@ -435,6 +439,34 @@ static int micro(void)
 	return 0;
 }
 
+static void *idle_main(void *arg)
+{
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int idle_threads(unsigned int n)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64u << 10);
+	for (unsigned int i = 0; i < n; i++) {
+		int err = pthread_create(&t, &attr, idle_main, NULL);
+
+		if (err) {
+			fprintf(stderr, "--idle-threads: thread %u of %u: %s\n", i + 1, n, strerror(err));
+			return 1;
+		}
+	}
+	printf("SPW idle_threads %u\n", n);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t hogs[NR_HOGS], holders[NR_HOLDERS], crit;
@@ -455,8 +487,10 @@ int main(int argc, char **argv)
 			scenario = "micro";
 		else if (!strcmp(argv[i], "--trace-long") && i + 1 < argc)
 			trace_long_ms = (unsigned int)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--idle-threads") && i + 1 < argc)
+			return idle_threads((unsigned int)atoi(argv[++i]));
 		else {
-			fprintf(stderr, "usage: %s [--scenario inode|mmap|populate|fpos] [--seconds N] [--module [--no-mark]] [--trace-long MS] | --micro\n",
+			fprintf(stderr, "usage: %s [--scenario inode|mmap|populate|fpos] [--seconds N] [--module [--no-mark]] [--trace-long MS] | --micro | --idle-threads N\n",
 				argv[0]);
 			return 2;
 		}

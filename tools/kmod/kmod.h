@@ -31,8 +31,8 @@ int kmod_read(const char *name, char **out);
  * KMOD_FAIL with the reason printed (the module not loaded, or the read
  * failed). */
 int kmod_read_or_say(const char *cmd, const char *name, char **out);
-/* One write(2) of @text to DIR/NAME (the module parses one write at a
- * time): 0 or -errno. */
+/* One write(2) of @text, one whole line, to DIR/NAME (the module takes
+ * a line per write and refuses a part of one): 0 or -errno. */
 int kmod_write(const char *name, const char *text);
 /* One line on stderr: "superpass kmod: WHAT: REASON", REASON saying what
  * -errno @err means for a write to DIR/NAME (privilege, a missing thread,

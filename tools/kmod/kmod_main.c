@@ -24,14 +24,18 @@ static void kmod_usage(FILE *f)
 		"  status              loaded or not, version, kernel, configuration, marked\n"
 		"                      threads (exit 1 when the module is not loaded)\n"
 		"  mark TID|PID...     mark threads critical; a pid marks all its threads and\n"
-		"                      the threads it creates later\n"
+		"                      the threads it creates later, all or none: refused for\n"
+		"                      a process of more than 256 threads, when the module's\n"
+		"                      task table (max_tasks) cannot take them, and for kernel\n"
+		"                      threads and init unless loaded with allow_kthreads=1\n"
 		"  unmark TID|PID...   undo mark (a pid: all its threads)\n"
 		"  list                the marked threads: tid, pid, comm\n"
 		"  stats [--json]      the module's counters and blocking percentiles as a\n"
 		"                      table, or as one JSON object\n"
 		"  config              the configuration, one \"key value\" per line\n"
-		"  config KEY VALUE    change fifo_prio (1..98) or reader_tracking (0|1); depth,\n"
-		"                      readers_k, budget_ms and throttle_permille are load-time\n"
+		"  config KEY VALUE    change fifo_prio (1..98) or reader_tracking (0|1);\n"
+		"                      max_tasks, depth, readers_k, budget_ms,\n"
+		"                      throttle_permille and allow_kthreads are load-time\n"
 		"                      parameters (insmod superpass.ko KEY=N)\n"
 		"\n"
 		"  --proc DIR          use DIR instead of /proc/superpass (a copy, for tests)\n"
@@ -39,7 +43,9 @@ static void kmod_usage(FILE *f)
 		"\n"
 		"mark, unmark and config need CAP_SYS_NICE in the initial user namespace;\n"
 		"status, list and stats do not. Exit: 0 done, 1 failed (the reason is on\n"
-		"stderr), 2 bad usage.\n");
+		"stderr), 2 bad usage. Writing the files directly: one whole line per\n"
+		"write(2), ending in a newline (echo 1234 > /proc/superpass/critical); a\n"
+		"write without one is refused.\n");
 }
 
 static void kmod_print_file_line(const char *path, const char *label)
@@ -99,8 +105,17 @@ static int kmod_status_main(int argc, char **argv)
 	return KMOD_OK;
 }
 
-static const char *const kmod_load_time_keys[] = {
-	"depth", "readers_k", "budget_ms", "throttle_permille", NULL
+/* The module's load-time parameters that its config shows, and what each is. */
+static const struct {
+	const char *key, *what;
+} kmod_load_time_keys[] = {
+	{ "max_tasks", "sizes the module's tables" },
+	{ "depth", "sizes the module's tables" },
+	{ "readers_k", "sizes the module's tables" },
+	{ "budget_ms", "sizes the module's tables" },
+	{ "throttle_permille", "sizes the module's tables" },
+	{ "allow_kthreads", "says whether kernel threads and init may be marked" },
+	{ NULL, NULL },
 };
 
 /* Is @key one of the "key value" lines of the module's config? */
@@ -144,11 +159,11 @@ static int kmod_config_main(int argc, char **argv)
 		free(cfg);
 		return KMOD_FAIL;
 	}
-	for (i = 0; kmod_load_time_keys[i]; i++) {
-		if (!strcmp(argv[1], kmod_load_time_keys[i])) {
-			fprintf(stderr, "superpass kmod: %s: %s sizes the module's tables and is fixed "
-				"at load time (rmmod superpass; insmod superpass.ko %s=%s)\n",
-				what, argv[1], argv[1], argv[2]);
+	for (i = 0; kmod_load_time_keys[i].key; i++) {
+		if (!strcmp(argv[1], kmod_load_time_keys[i].key)) {
+			fprintf(stderr, "superpass kmod: %s: %s %s and is fixed at load time (rmmod "
+				"superpass; insmod superpass.ko %s=%s)\n",
+				what, argv[1], kmod_load_time_keys[i].what, argv[1], argv[2]);
 			goto out;
 		}
 	}

@@ -4,8 +4,9 @@
  * a failed write into a sentence. The module's errors (kmod/sp_kmod_proc.c):
  * EPERM without CAP_SYS_NICE in the initial user namespace (checked for the
  * opener and the writer), ESRCH for a tid that does not exist, EINVAL for
- * input it refuses (its reason goes to the kernel log), ENOSPC when the
- * core's task table is full.
+ * input it refuses (its reason goes to the kernel log), E2BIG for a process
+ * of more threads than one write marks, ENOSPC when the core's task table
+ * cannot take them; a refused mark marks nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -150,8 +151,13 @@ void kmod_write_error(const char *what, const char *name, int err)
 	case EINVAL:
 		why = "the module refused it; its reason is in the kernel log (dmesg | grep superpass)";
 		break;
+	case E2BIG:
+		why = "the process has more threads than the module marks at once (256); nothing "
+		      "was marked";
+		break;
 	case ENOSPC:
-		why = "the module's task table is full";
+		why = "the module's task table cannot take every thread; nothing was marked (load "
+		      "superpass.ko with a larger max_tasks=N)";
 		break;
 	default:
 		why = NULL;

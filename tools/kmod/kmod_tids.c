@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * `superpass kmod mark|unmark TID|PID...` and `superpass kmod list`.
- * /proc/superpass/critical takes "TID" or "-TID", one per write; a pid
- * (thread-group leader) stands for all its threads, and for the threads
- * it creates later.
+ * /proc/superpass/critical takes "TID\n" or "-TID\n", one line per write;
+ * a pid (thread-group leader) stands for all its threads, and for the
+ * threads it creates later.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -63,6 +63,31 @@ static bool kmod_task_line(long tid, const char *file, const char *key, char *bu
 	return found;
 }
 
+/* PF_KTHREAD in /proc/TID/stat's flags (include/linux/sched.h). */
+#define KMOD_PF_KTHREAD 0x00200000ul
+
+/* What kind of task the module refuses @tid as, or NULL: kernel threads
+ * and init, unless it was loaded with allow_kthreads=1. */
+static const char *kmod_refused_kind(long tid)
+{
+	char line[512], pid[32] = "";
+	unsigned long flags = 0;
+	char *p;
+
+	if (!kmod_task_line(tid, "stat", NULL, line, sizeof(line)))
+		return NULL;
+	/* The comm in parentheses may hold spaces: fields count from the
+	 * last ')'; flags is the 7th after it (state ppid pgrp session
+	 * tty_nr tpgid flags). */
+	p = strrchr(line, ')');
+	if (p && sscanf(p + 1, " %*s %*s %*s %*s %*s %*s %lu", &flags) == 1 &&
+	    (flags & KMOD_PF_KTHREAD))
+		return "a kernel thread";
+	if (kmod_task_line(tid, "status", "Tgid:", pid, sizeof(pid)) && !strcmp(pid, "1"))
+		return "init (pid 1)";
+	return NULL;
+}
+
 static bool kmod_task_exists(long tid)
 {
 	char path[64];
@@ -92,6 +117,7 @@ int kmod_mark_main(int argc, char **argv, bool on)
 		return kmod_not_loaded();
 	for (i = 1; i < argc; i++) {
 		char text[32], what[64];
+		const char *kind;
 		int err;
 
 		kmod_parse_tid(argv[i], &tid);
@@ -105,6 +131,13 @@ int kmod_mark_main(int argc, char **argv, bool on)
 		}
 		snprintf(text, sizeof(text), "%s%ld\n", on ? "" : "-", tid);
 		err = kmod_write("critical", text);
+		kind = err == -EINVAL && on ? kmod_refused_kind(tid) : NULL;
+		if (kind) {
+			fprintf(stderr, "superpass kmod: %s: %ld is %s: the module marks neither kernel "
+				"threads nor init unless loaded with allow_kthreads=1\n", what, tid, kind);
+			rc = KMOD_FAIL;
+			continue;
+		}
 		if (err) {
 			kmod_write_error(what, "critical", err);
 			rc = KMOD_FAIL;
