@@ -76,25 +76,27 @@ static const char *secs(char *buf, size_t cap, uint64_t ns)
 	return buf;
 }
 
-/* The replay's length against what the simulator runs (the workload's
- * global.duration): a trace that long has a timestamp jump more often
- * than hours of recording, so the message says where its largest is. */
+/* The trace's length against what the simulator runs (the workload's
+ * global.duration), before the programs are built (their critical
+ * sections are cut by time): a trace that long has a timestamp jump more
+ * often than hours of recording, so the message says where its largest
+ * is. */
 static int span_check(const struct sp_replay *r, char *err, size_t errcap)
 {
 	char a[32], b[32], g[32], at[32];
 	uint64_t len;
 
-	if (r->c.end_ns < r->first)
+	if (r->last < r->first)
 		return fail(err, errcap, "its timestamps go backwards: it ends at %s s, before its "
-			    "first event at %s s", secs(a, sizeof(a), r->c.end_ns),
+			    "first event at %s s", secs(a, sizeof(a), r->last),
 			    secs(b, sizeof(b), r->first));
-	len = r->c.end_ns - r->first;
+	len = r->last - r->first;
 	if (len <= SP_SIM_MAX_DURATION_S * 1000000000ull)
 		return 0;
 	return fail(err, errcap, "the trace spans %llu s (%s to %s s; a timestamp jump of %s s "
 		    "before event %llu, at %s s?): longer than the simulator's limit of %u s",
 		    (unsigned long long)(len / 1000000000ull), secs(a, sizeof(a), r->first),
-		    secs(b, sizeof(b), r->c.end_ns), secs(g, sizeof(g), r->gap_ns),
+		    secs(b, sizeof(b), r->last), secs(g, sizeof(g), r->gap_ns),
 		    (unsigned long long)r->gap_event, secs(at, sizeof(at), r->gap_from + r->gap_ns),
 		    SP_SIM_MAX_DURATION_S);
 }
@@ -140,6 +142,8 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		return fail(err, errcap, (r->o.critical_comms || r->o.nr_critical_tids)
 					 ? "no replayed thread matches --critical/--tid"
 					 : "no replayed thread waited for a lock (nothing to compare)");
+	if ((rc = span_check(r, err, errcap)))
+		return rc;
 	r->c.cpus = r->o.cpus ? r->o.cpus : 2;
 	r->c.slice_ns = r->o.slice_ns;
 	if (!r->c.slice_ns) { /* sched_update_scaling(): SCHED_TUNABLESCALING_LOG */
@@ -192,8 +196,6 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 	 * joins and report: looped past that, without the hogs, frame loops
 	 * and starved holders would make blockings the trace does not have). */
 	r->c.end_ns = crit_loops && crit_end > r->first ? crit_end : r->last;
-	if ((rc = span_check(r, err, errcap)))
-		return rc;
 	if (late) {
 		char g[32];
 
