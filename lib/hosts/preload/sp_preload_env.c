@@ -221,7 +221,8 @@ void sp_rt_env_config(struct sp_runtime_config *cfg)
 		v = sp_pl_getenv(SP_PL_TOLD);
 		sp_pl_told = v && !strcmp(v, hash);
 	}
-	sp_rt_say_muted = sp_pl_told; /* the runtime's checks of the paths too */
+	/* the runtime's checks of the paths too */
+	__atomic_store_n(&sp_rt_say_muted, sp_pl_told, __ATOMIC_RELAXED);
 	cfg->core.readers_per_lock = (uint32_t)sp_pl_env_ul(
 		"SUPERPASS_READERS", cfg->core.readers_per_lock, 1, SP_MAX_READERS_PER_LOCK);
 	cfg->fifo_prio = (int)sp_pl_env_ul("SUPERPASS_PRIO", (unsigned long)cfg->fifo_prio, 1, 98);
@@ -245,7 +246,7 @@ void sp_rt_env_config(struct sp_runtime_config *cfg)
 		sp_pl_env_stats();
 		sp_pl_tell_children(hash);
 	}
-	sp_rt_say_muted = 0;
+	__atomic_store_n(&sp_rt_say_muted, 0, __ATOMIC_RELAXED);
 	/*
 	 * No critical thread named: nothing can ever be fast-tracked, so the
 	 * locks stay plain glibc calls and no notice is printed. This is what

@@ -41,7 +41,7 @@ void sp_rt_say(const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (sp_rt_say_muted)
+	if (__atomic_load_n(&sp_rt_say_muted, __ATOMIC_RELAXED))
 		return;
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof(line), fmt, ap);
