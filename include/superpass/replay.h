@@ -145,7 +145,9 @@ void sp_replay_opts_default(struct sp_replay_opts *o);
 int sp_replay_create(const struct sp_replay_opts *o, struct sp_replay **out);
 int sp_replay_feed(void *replay, const struct sp_trace_event *ev);
 /* Builds the workload. 0; -ENODATA (nothing to replay: no thread, or no
- * critical thread) with the reason in @err; -ENOMEM. */
+ * critical thread; or more than the simulator runs: a trace longer than
+ * SP_SIM_MAX_DURATION_S, a thread starting later than a task can, as a
+ * timestamp jump makes them) with the reason in @err; -ENOMEM. */
 int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t errcap);
 /* sp_replay_create + sp_trace_read_file + sp_replay_finish; the reader's
  * diagnostics in @d (may be NULL). -ENOENT etc., -EINVAL (not a trace),

@@ -133,15 +133,30 @@ void sp_sim_workload_set_duration_ns(struct sp_sim_workload *w, uint64_t ns);
 /* true if a lock of @w is an rwlock or rwsem (readers to track). */
 bool sp_sim_workload_has_rw(const struct sp_sim_workload *w);
 
+/* The most locks one thread holds at once: a workload that nests more is
+ * refused (sp_sim_workload_load, sp_sim_run: -E2BIG). */
+#define SP_SIM_MAX_HELD 16u
+/* The longest duration a workload file may ask for (global.duration, in
+ * seconds; global.sp_duration_ms). */
+#define SP_SIM_MAX_DURATION_S 1000000u
+
 /* Reads an rt-app JSON file (the subset and extensions are described in
  * lib/hosts/sim/sp_sim_rtapp.c). On failure returns a negative errno and writes
- * "FILE: KEY: what was expected" into @err. */
+ * "FILE: KEY: what was expected" into @err. The tasks' locks are checked
+ * (lib/hosts/sim/sp_sim_validate.c): a task that takes a lock it holds,
+ * unlocks one it does not hold, or holds more than SP_SIM_MAX_HELD at once
+ * is an error (-EINVAL); a lock still held when a task's program ends and a
+ * lock-order inversion between two threads are warnings, kept in the
+ * workload (sp_sim_workload_warning). */
 int sp_sim_workload_load(const char *path, struct sp_sim_workload **out, char *err,
 			 size_t errcap);
 /* The same from text in memory; @name is used in errors and as the
  * scenario name. */
 int sp_sim_workload_parse(const char *text, const char *name, struct sp_sim_workload **out,
 			  char *err, size_t errcap);
+/* Warning @i of the workload's file ("FILE: KEY: what", the checks above),
+ * NULL past the last. A workload made with the builders below has none. */
+const char *sp_sim_workload_warning(const struct sp_sim_workload *w, uint32_t i);
 
 /* Builders. Each returns the new lock's or task's index (>= 0) or a
  * negative errno. Durations are in ns. */
@@ -316,8 +331,10 @@ struct sp_sim_result {
 
 void sp_sim_opts_default(struct sp_sim_opts *o);
 /* Runs @w once under @o. 0, or -EINVAL (bad options: a --critical name
- * that matches no task, cpus above 64, ...), -ENOMEM. @r must be freed
- * with sp_sim_result_destroy. */
+ * that matches no task, cpus above 64, ...), -E2BIG (a thread would hold
+ * more than SP_SIM_MAX_HELD locks at once), -ENOMEM. @r must be freed
+ * with sp_sim_result_destroy after a success; after a failure it holds
+ * nothing. */
 int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	       struct sp_sim_result *r);
 void sp_sim_result_destroy(struct sp_sim_result *r);

@@ -94,4 +94,18 @@ for bad in 0 100 x; do
 	grep -q -- "--runs" "$tmp/err" || fail "--runs $bad: error does not name the option"
 done
 expect2 "no trace" 
+
+# a timestamp jump of 10^6 s: said once, about the trace (how long, where it
+# jumps, the limit), not about a key of the workload the replay makes of it
+zcat "$fx/lockpair-record.trace.gz" | awk -v from=100 '
+	NR > from && match($0, / [0-9]+\.[0-9]+: /) {
+		ts = substr($0, RSTART + 1, RLENGTH - 3)
+		$0 = substr($0, 1, RSTART) sprintf("%.6f", ts + 1000000) substr($0, RSTART + RLENGTH - 2)
+	}
+	{ print }' > "$tmp/jump.trace"
+expect2 "timestamp jump" "$tmp/jump.trace" --critical waiter -p none
+grep -q "superpass replay: $tmp/jump.trace: the trace spans 1000000 s (.*timestamp jump of 1000000\.[0-9]* s before event [0-9]*, at .*): longer than the simulator's limit of 1000000 s" \
+	"$tmp/err" || { cat "$tmp/err"; fail "timestamp jump: not said what is wrong with the trace"; }
+[ "$(grep -c jump.trace "$tmp/err")" = 1 ] && ! grep -q "jump.trace: jump.trace" "$tmp/err" &&
+	! grep -q "global\." "$tmp/err" || { cat "$tmp/err"; fail "timestamp jump: not said once"; }
 echo ok

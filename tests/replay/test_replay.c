@@ -1507,6 +1507,67 @@ static void test_frame_points_after_section(void **state)
 	sp_replay_destroy(r);
 }
 
+/* W (200) waits for H's (100) mutex, H lets it go; then, @jump ns later,
+ * @late (400) starts if asked, and H runs on across the jump (its CPU
+ * time then longer than one event of the workload holds). */
+static struct sp_replay *jumped(uint64_t jump, bool late)
+{
+	struct sp_replay *r = replay_of_200(1, true);
+
+	sw(r, 0, 0, 120, SP_TRS_RUNNABLE, 100, 139);
+	sw(r, 1 * MS, 100, 139, SP_TRS_RUNNABLE, 200, 110);
+	futex(r, 1 * MS + 100000, 200, true, 0x80, 0);
+	sw(r, 1 * MS + 100000, 200, 110, SP_TRS_SLEEPING, 100, 139);
+	futex(r, 2 * MS, 100, true, 0x81, 0);
+	waking(r, 2 * MS, 100, 200);
+	futex(r, 2 * MS + 1000, 100, false, 0x81, 1);
+	sw(r, 2 * MS + 2000, 100, 139, SP_TRS_RUNNABLE, 200, 110);
+	futex(r, 2 * MS + 10000, 200, false, 0x80, 0);
+	sw(r, 2 * MS + 20000, 200, 110, SP_TRS_SLEEPING, 100, 139);
+	if (late) {
+		sw(r, jump + 3 * MS, 100, 139, SP_TRS_RUNNABLE, 400, 120);
+		sw(r, jump + 4 * MS, 400, 120, SP_TRS_SLEEPING, 100, 139);
+	}
+	sw(r, jump + 5 * MS, 100, 139, SP_TRS_SLEEPING, 0, 120);
+	return r;
+}
+
+/* A timestamp jump: refused with what is wrong with the trace (how long,
+ * where it jumps, the limit), never with a key of the workload the replay
+ * makes of it; a long gap the simulator can run is replayed. */
+static void test_timestamp_jump(void **state)
+{
+	struct sp_replay *r;
+	char err[512] = "";
+	const char *j;
+
+	(void)state;
+	r = jumped(2000000ull * 1000 * MS, false);
+	assert_int_equal(sp_replay_finish(r, "jump", err, sizeof(err)), -ENODATA);
+	printf("%s\n", err);
+	assert_non_null(strstr(err, "the trace spans 2000000 s (0.000000 to 2000000.005000 s; a "
+				    "timestamp jump of 2000000.00"));
+	assert_non_null(strstr(err, "longer than the simulator's limit of 1000000 s"));
+	assert_null(strstr(err, "jump:"));
+	assert_null(strstr(err, "global"));
+	sp_replay_destroy(r);
+
+	r = jumped(3000ull * 1000 * MS, true);
+	assert_int_equal(sp_replay_finish(r, "late", err, sizeof(err)), -ENODATA);
+	printf("%s\n", err);
+	assert_non_null(strstr(err, "thread t400-400 first runs 3000 s into the trace (a "
+				    "timestamp jump of 3000.00"));
+	assert_non_null(strstr(err, "later than a task of the simulator can start (2147 s)"));
+	sp_replay_destroy(r);
+
+	/* H's 3000 s of CPU: run events of at most 2^31 - 1 us each */
+	r = jumped(3000ull * 1000 * MS, false);
+	finish_or_fail(r, "long");
+	j = task_json(r, "t100-100");
+	assert_non_null(strstr(j, "2147483647"));
+	sp_replay_destroy(r);
+}
+
 static void test_bad_files(void **state)
 {
 	struct sp_replay_opts o;
@@ -1585,6 +1646,7 @@ int main(void)
 		cmocka_unit_test(test_sleep_loop),
 		cmocka_unit_test(test_reader_retry),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_timestamp_jump),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,8 +3,9 @@
  * The interposer is safe to preload anywhere (issues 8 and 13): secure-
  * execution mode, no worker thread without a critical wait (unshare -U and
  * setpriv run), credential changes with the worker alive, no fast track
- * across exec, posix_spawn or fork, the files it writes, and every bad
- * setting named on stderr. The programs run are tests/runtime/sp_probe
+ * across exec, posix_spawn or fork, the files it writes, every bad
+ * setting named on stderr once, and a statistics file without %p shared
+ * by the processes of one command (a wrapper's). The programs run are tests/runtime/sp_probe
  * (preloaded, or linked to the interposer for the set-user-ID case) and
  * setpriv/unshare from util-linux. Every wait is a bounded poll.
  */
@@ -22,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -395,9 +397,19 @@ static void test_files_never_through_links_or_foreign(void **state)
 static void check_named(const char *setting, const char *expect)
 {
 	char *argv[] = { SP_PROBE_PATH, "threads", NULL };
+	char *wrapped[] = { "/usr/bin/timeout", "120", SP_PROBE_PATH, "threads", NULL };
 
+	static int host = -1;
+
+	if (host < 0) /* a wrapper of this machine's (timeout) takes the interposer */
+		host = host_programs_take_preload() && !access(wrapped[0], X_OK);
 	assert_int_equal(run_preloaded(argv, setting, NULL, NULL, NULL), 0);
-	assert_non_null(strstr(out, expect));
+	assert_int_equal(count(out, expect), 1);
+	/* once for the command: not again from the program a wrapper runs */
+	if (host) {
+		assert_int_equal(run_preloaded(wrapped, setting, NULL, NULL, NULL), 0);
+		assert_int_equal(count(out, expect), 1);
+	}
 }
 
 static void test_bad_settings_named(void **state)
@@ -419,6 +431,14 @@ static void test_bad_settings_named(void **state)
 	check_named("SUPERPASS_LOG=/nonexistent/dir/x.log", "/nonexistent/dir/x.log");
 	check_named("SUPERPASS_STATS=/nonexistent/dir/x.json", "/nonexistent/dir/x.json");
 	check_named("SUPERPASS_STATS=", "SUPERPASS_STATS= (empty)");
+	/* a process started with other settings names its own */
+	if (host_programs_take_preload()) {
+		char *a2[] = { "/bin/sh", "-c", "SUPERPASS_PRIO=0 exec " SP_PROBE_PATH " threads", NULL };
+
+		assert_int_equal(run_preloaded(a2, "SUPERPASS_PRIO=99", NULL, NULL, NULL), 0);
+		assert_int_equal(count(out, "SUPERPASS_PRIO=99"), 1);
+		assert_int_equal(count(out, "SUPERPASS_PRIO=0"), 1);
+	}
 
 	/* A name no thread can have, and a list too long to keep. */
 	snprintf(longname, sizeof(longname), "SUPERPASS_CRITICAL=main,%s",
@@ -456,6 +476,89 @@ static void test_bad_settings_named(void **state)
 	assert_true(strlen(deep) > 511);
 }
 
+/* ---- 6. SUPERPASS_STATS without %p: one file for the whole command ---- */
+
+/* @path's statistics list a thread (a program's), not none (a wrapper's). */
+static bool lists_a_thread(const char *path)
+{
+	const char *s = sp_test_slurp(path, O_NOFOLLOW);
+
+	return s && strstr(s, "\"tid\"");
+}
+
+/* @text in @path, last modified an hour from now (@ahead) or ago. */
+static void put_dated(const char *path, const char *text, bool ahead)
+{
+	struct timespec ts[2];
+
+	put(path, text, 0, 0600);
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec += ahead ? 3600 : -3600;
+	ts[1] = ts[0];
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+static void test_stats_without_pid(void **state)
+{
+	static const char other[] = "{\n  \"pid\": 1,\n  \"acquires\": 7,\n  \"blocks\": 1,\n"
+				    "  \"threads\": [{\"tid\": 1, \"name\": \"x\"}]\n}\n";
+	static const char nothing[] = "{\n  \"pid\": 1,\n  \"acquires\": 0,\n  \"blocks\": 0,\n"
+				      "  \"threads\": []\n}\n";
+	char *wrapped[] = { "/usr/bin/timeout", "120", SP_PROBE_PATH, "contend", "20000", "none",
+			    NULL };
+	char *probe[] = { SP_PROBE_PATH, "contend", "20000", "none", NULL };
+	char *spawn[] = { SP_PROBE_PATH, "contend", "20000", "spawn", NULL };
+	char *idle[] = { "/usr/bin/true", NULL };
+	char f[128], e_stats[200], beside[400];
+
+	(void)state;
+	if (skip_unless_host_programs_take_preload(__func__))
+		skip();
+	if (access(wrapped[0], X_OK)) {
+		printf("SKIP %s: needs /usr/bin/timeout\n", __func__);
+		skip();
+	}
+	path_in(f, sizeof(f), "shared.json");
+	snprintf(e_stats, sizeof(e_stats), "SUPERPASS_STATS=%s", f);
+
+	/* timeout exits after its program, with nothing to say: the
+	 * program's statistics stay */
+	unlink(f);
+	assert_int_equal(run_preloaded(wrapped, e_stats, NULL, NULL, NULL), 0);
+	assert_true(lists_a_thread(f));
+	/* a child that took no lock exits first: its program's replace it */
+	unlink(f);
+	assert_int_equal(run_preloaded(spawn, e_stats, NULL, NULL, NULL), 0);
+	assert_true(lists_a_thread(f));
+	/* an earlier run's file is replaced, even by nothing */
+	put_dated(f, other, false);
+	assert_int_equal(run_preloaded(idle, e_stats, NULL, NULL, NULL), 0);
+	assert_false(lists_a_thread(f));
+	assert_non_null(strstr(sp_test_slurp(f, O_NOFOLLOW), "\"threads\": []"));
+	/* another process's statistics, written while this one ran: kept,
+	 * this one's beside them, and said */
+	put_dated(f, other, true);
+	assert_int_equal(count_entries("shared.", ".json", NULL, 0), 1);
+	assert_int_equal(run_preloaded(probe, e_stats, NULL, NULL, NULL), 0);
+	assert_string_equal(sp_test_slurp(f, O_NOFOLLOW), other);
+	assert_int_equal(count_entries("shared.", ".json", NULL, 0), 2);
+	assert_non_null(strstr(out, "was written by another process while this one ran"));
+	{
+		const char *a = strstr(out, "go to "), *b = a ? strstr(a, " (") : NULL;
+
+		assert_non_null(b);
+		snprintf(beside, sizeof(beside), "%.*s", (int)(b - a - 6), a + 6);
+		assert_true(lists_a_thread(beside));
+		assert_int_equal(strncmp(beside, f, strlen(f) - 5), 0); /* dir/shared.PID.json */
+		unlink(beside);
+	}
+	/* ... and nothing of another process is replaced */
+	put_dated(f, nothing, true);
+	assert_int_equal(run_preloaded(probe, e_stats, NULL, NULL, NULL), 0);
+	assert_true(lists_a_thread(f));
+	assert_null(strstr(out, "another process"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_spawned_and_forked_children_unboosted),
 		cmocka_unit_test(test_files_never_through_links_or_foreign),
 		cmocka_unit_test(test_bad_settings_named),
+		cmocka_unit_test(test_stats_without_pid),
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc;

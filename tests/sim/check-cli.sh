@@ -3,10 +3,12 @@
 # ctest "sim_cli": `superpass sim` runs every shipped workload, twice with
 # byte-identical output, and rejects each bad file of tests/sim/bad with
 # exit status 2 and the message that file expects (its first line after
-# "//expect: " lives in bad/NAME.expect).
+# "//expect: " lives in bad/NAME.expect), once; each file of tests/sim/warn
+# runs with the warning its .expect names.
 #   check-cli.sh SUPERPASS WORKLOAD_DIR BAD_DIR
 set -eu
 sp=$1 wl=$2 bad=$3
+warn=$(dirname "$bad")/warn
 . "$(dirname "$0")/../cli-lib.sh"
 
 for f in "$wl"/*.json; do
@@ -32,7 +34,26 @@ for f in "$bad"/*.json; do
 	want=$(cat "$bad/$n.expect")
 	if cli_expect_rc 2 "bad/$n" "$sp" sim "$f" -q --duration 0.1; then
 		cli_expect_err "$want" "bad/$n" || :
+		# told once, on one line that names the file
+		[ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qF -- "$f: " "$tmp/err" ||
+			{ cli_fail "bad/$n: not one line naming the file:"; cat "$tmp/err"; }
 	fi
+done
+
+# workloads that run, with a warning on stderr (once) that names the file
+for f in "$warn"/*.json; do
+	n=$(basename "$f" .json)
+	want=$(cat "$warn/$n.expect")
+	if cli_expect_rc 0 "warn/$n" "$sp" sim "$f" -q --duration 0.1 -p none; then
+		cli_expect_err "$want" "warn/$n" || :
+		[ "$(grep -c "warning: $f: " "$tmp/err")" -eq 1 ] ||
+			{ cli_fail "warn/$n: not one warning naming the file:"; cat "$tmp/err"; }
+	fi
+done
+# a workload without such faults runs without a word on stderr
+for f in "$wl"/*.json; do
+	cli_expect_rc 0 "$(basename "$f"): silent" "$sp" sim "$f" -q --duration 0.05 -p none &&
+		[ ! -s "$tmp/err" ] || { cli_fail "$f: stderr not empty:"; cat "$tmp/err"; }
 done
 
 # bad options

@@ -1561,6 +1561,149 @@ static void test_deterministic(void **state)
 	sp_sim_workload_destroy(w);
 }
 
+/* ---- the checks of a workload's locks (sp_sim_validate.c) ---- */
+
+/* More nested locks than a thread holds: refused whole, with nothing left
+ * allocated (the result is empty after a failure). */
+static void test_nesting_limit(void **state)
+{
+	struct sp_sim_workload *w = wl("deep");
+	struct sp_sim_result r;
+	struct sp_sim_opts o;
+	int t, l[SP_SIM_MAX_HELD + 1];
+
+	(void)state;
+	t = sp_sim_task_add(w, "deep", SP_SIM_OTHER, 0, 1);
+	for (int i = 0; i <= (int)SP_SIM_MAX_HELD; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "m%d", i);
+		l[i] = sp_sim_lock_add(w, name, SP_SIM_UMUTEX);
+		assert_true(sp_sim_task_lock(w, t, l[i], SP_SIM_EXCL) >= 0);
+	}
+	sp_sim_task_run(w, t, 10 * US);
+	for (int i = (int)SP_SIM_MAX_HELD; i >= 0; i--)
+		sp_sim_task_unlock(w, t, l[i]);
+	sp_sim_task_sleep(w, t, 100 * US);
+	o = traced_opts(SP_SIM_POL_SUPERPASS, 10 * MS, NULL, NULL);
+	assert_int_equal(sp_sim_run(w, &o, &r), -E2BIG);
+	assert_null(r.threads);
+	assert_int_equal(r.nthreads, 0);
+	/* one fewer is within the limit */
+	sp_sim_workload_destroy(w);
+	w = wl("limit");
+	t = sp_sim_task_add(w, "limit", SP_SIM_OTHER, 0, 1);
+	for (int i = 0; i < (int)SP_SIM_MAX_HELD; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "m%d", i);
+		l[i] = sp_sim_lock_add(w, name, SP_SIM_UMUTEX);
+		sp_sim_task_lock(w, t, l[i], SP_SIM_EXCL);
+	}
+	sp_sim_task_run(w, t, 10 * US);
+	for (int i = (int)SP_SIM_MAX_HELD - 1; i >= 0; i--)
+		sp_sim_task_unlock(w, t, l[i]);
+	sp_sim_task_sleep(w, t, 100 * US);
+	assert_int_equal(sp_sim_run(w, &o, &r), 0);
+	sp_sim_result_destroy(&r);
+	sp_sim_workload_destroy(w);
+}
+
+/* @text refused with a message that has @want. */
+static void refused(const char *text, const char *want)
+{
+	struct sp_sim_workload *w = NULL;
+	char err[512] = "";
+
+	assert_int_equal(sp_sim_workload_parse(text, "f.json", &w, err, sizeof(err)), -EINVAL);
+	assert_null(w);
+	if (!strstr(err, want))
+		fail_msg("error '%s' lacks '%s'", err, want);
+}
+
+/* The warnings of @text: as many as @n, the first with @want. */
+static void warned(const char *text, uint32_t n, const char *want)
+{
+	struct sp_sim_workload *w = parse("f.json", "%s", text);
+	uint32_t i = 0;
+
+	while (sp_sim_workload_warning(w, i))
+		i++;
+	if (i != n)
+		fail_msg("%u warnings, not %u (first: %s)", i, n,
+			 i ? sp_sim_workload_warning(w, 0) : "none");
+	if (want && !strstr(sp_sim_workload_warning(w, 0), want))
+		fail_msg("warning '%s' lacks '%s'", sp_sim_workload_warning(w, 0), want);
+	sp_sim_workload_destroy(w);
+}
+
+static void test_lock_checks(void **state)
+{
+	char big[2048];
+	size_t n;
+
+	(void)state;
+	/* errors: the file, the key, the lock, what was expected */
+	refused("{ \"tasks\": { \"a\": { \"lock1\": \"m\", \"lock2\": \"m\", \"unlock1\": \"m\" } } }",
+		"f.json: tasks.a.lock2: takes \"m\", which the task already holds (taken at "
+		"tasks.a.lock1)");
+	refused("{ \"tasks\": { \"a\": { \"phases\": { \"p\": { \"loop\": 2, \"lock\": \"m\", "
+		"\"run\": 1 } } } } }", "tasks.a.phases.p.lock: takes \"m\", which the task already "
+		"holds (taken at tasks.a.phases.p.lock, in the phase's previous loop)");
+	refused("{ \"tasks\": { \"a\": { \"phases\": { \"p\": { \"lock\": \"m\", \"run\": 1 } } } } }",
+		"(taken at tasks.a.phases.p.lock, in the task's previous loop)");
+	refused("{ \"tasks\": { \"a\": { \"run\": 1, \"unlock\": \"m\" } } }",
+		"f.json: tasks.a.unlock: unlocks \"m\", which the task does not hold there; "
+		"expected a lock of \"m\" before it");
+	refused("{ \"tasks\": { \"a\": { \"phases\": { \"p\": { \"lock\": \"m\", \"unlock\": \"m\", "
+		"\"unlock2\": \"m\" } } } } }", "tasks.a.phases.p.unlock2: unlocks \"m\"");
+	refused("{ \"global\": { \"sp_locks\": { \"r\": \"rwsem\" } }, \"tasks\": { \"a\": { "
+		"\"sp_rdlock\": \"r\", \"sp_wrlock\": \"r\" } } }",
+		"tasks.a.sp_wrlock: takes \"r\", which the task already holds");
+	n = (size_t)snprintf(big, sizeof(big), "{ \"tasks\": { \"a\": {");
+	for (int i = 1; i <= 17; i++)
+		n += (size_t)snprintf(big + n, sizeof(big) - n, " \"lock%d\": \"m%d\",", i, i);
+	snprintf(big + n, sizeof(big) - n, " \"run\": 1 } } }");
+	refused(big, "tasks.a.lock17: takes \"m17\" while holding 16 locks: the simulator holds at "
+		"most 16 at once per thread (SP_SIM_MAX_HELD); expected at most 16 nested locks");
+
+	/* warnings */
+	warned("{ \"tasks\": { \"a\": { \"loop\": 1, \"phases\": { \"p\": { \"lock\": \"m\", "
+	       "\"run\": 1 } } } } }", 1, "f.json: tasks.a: its program ends holding \"m\" "
+	       "(taken at tasks.a.phases.p.lock)");
+	warned("{ \"tasks\": { \"x\": { \"lock\": \"a\", \"lock2\": \"b\", \"unlock\": \"b\", "
+	       "\"unlock2\": \"a\" }, \"y\": { \"phases\": { \"q\": { \"lock\": \"b\", \"run\": 5, "
+	       "\"lock2\": \"a\", \"unlock\": \"a\", \"unlock2\": \"b\" } } } } }", 1,
+	       "f.json: tasks.x.lock2 takes \"b\" while holding \"a\", and tasks.y.phases.q.lock2 "
+	       "takes \"a\" while holding \"b\": a lock-order inversion");
+	/* two instances of one task that takes the locks both ways */
+	warned("{ \"tasks\": { \"x\": { \"instance\": 2, \"phases\": { \"p\": { \"lock\": \"a\", "
+	       "\"lock2\": \"b\", \"unlock\": \"b\", \"unlock2\": \"a\" }, \"q\": { \"lock\": \"b\", "
+	       "\"lock2\": \"a\", \"unlock\": \"a\", \"unlock2\": \"b\" } } } } }", 1,
+	       "two instances of the task can deadlock");
+	/* no false alarm: one thread both ways, one order everywhere, read
+	 * holds of a reader-preferring rwlock, balanced loops */
+	warned("{ \"tasks\": { \"x\": { \"phases\": { \"p\": { \"lock\": \"a\", "
+	       "\"lock2\": \"b\", \"unlock\": \"b\", \"unlock2\": \"a\" }, \"q\": { \"lock\": \"b\", "
+	       "\"lock2\": \"a\", \"unlock\": \"a\", \"unlock2\": \"b\" } } } } }", 0, NULL);
+	warned("{ \"tasks\": { \"x\": { \"instance\": 3, \"lock\": \"a\", \"lock2\": \"b\", "
+	       "\"lock3\": \"c\", \"unlock\": \"c\", \"unlock2\": \"b\", \"unlock3\": \"a\" }, "
+	       "\"y\": { \"lock\": \"a\", \"lock2\": \"c\", \"unlock\": \"c\", \"unlock2\": \"a\", "
+	       "\"lock3\": \"b\", \"unlock3\": \"b\" } } }", 0, NULL);
+	warned("{ \"global\": { \"sp_locks\": { \"a\": \"rwlock\", \"b\": \"rwlock\" } }, "
+	       "\"tasks\": { \"x\": { \"sp_rdlock\": \"a\", \"sp_rdlock2\": \"b\", \"sp_unlock\": "
+	       "\"b\", \"sp_unlock2\": \"a\" }, \"y\": { \"sp_rdlock\": \"b\", \"sp_rdlock2\": \"a\", "
+	       "\"sp_unlock\": \"a\", \"sp_unlock2\": \"b\" } } }", 0, NULL);
+	/* ... but a writer on one side of it can deadlock */
+	warned("{ \"global\": { \"sp_locks\": { \"a\": \"rwlock\", \"b\": \"rwlock\" } }, "
+	       "\"tasks\": { \"x\": { \"sp_rdlock\": \"a\", \"sp_rdlock2\": \"b\", \"sp_unlock\": "
+	       "\"b\", \"sp_unlock2\": \"a\" }, \"y\": { \"sp_wrlock\": \"b\", \"sp_wrlock2\": \"a\", "
+	       "\"sp_unlock\": \"a\", \"sp_unlock2\": \"b\" } } }", 1, "lock-order inversion");
+	warned("{ \"tasks\": { \"x\": { \"phases\": { \"p\": { \"lock\": \"m\" }, "
+	       "\"q\": { \"loop\": 5, \"run\": 1 }, \"r\": { \"unlock\": \"m\", \"sleep\": 1 } } } } }",
+	       0, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1594,6 +1737,8 @@ int main(void)
 		cmocka_unit_test(test_timer_skip),
 		cmocka_unit_test(test_waiter_boost),
 		cmocka_unit_test(test_linux_run_to_parity),
+		cmocka_unit_test(test_nesting_limit),
+		cmocka_unit_test(test_lock_checks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

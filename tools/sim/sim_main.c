@@ -72,9 +72,13 @@ static void sim_usage(FILE *f)
 		"      --speed           simulated events per second, on stderr\n"
 		"  -q, --quiet           no progress on stderr\n"
 		"  -h, --help\n"
+		"A task that takes a lock it holds, unlocks one it does not hold or nests more\n"
+		"than %u locks is a bad workload file; a lock held when a task's program ends\n"
+		"and two tasks that take two locks in opposite orders are warned of on stderr.\n"
 		"Exit status: 0 ok, 2 bad options or workload file, 1 failure.\n",
 		SP_SIM_DEFAULT_CPUS, SP_SIM_DEFAULT_DURATION_NS / 1000000000ull,
-		SP_SIM_DEFAULT_SLICE_NS / 1000, SP_SIM_DEFAULT_BOOST_LATENCY_NS / 1000);
+		SP_SIM_DEFAULT_SLICE_NS / 1000, SP_SIM_DEFAULT_BOOST_LATENCY_NS / 1000,
+		SP_SIM_MAX_HELD);
 }
 
 #define SIM_CMD "superpass sim"
@@ -363,6 +367,16 @@ static void sim_speed(const struct sim_batch *b)
 		wall > 0 ? (double)b->sim_ns / 1e9 / wall : 0);
 }
 
+/* A run that the simulator refused or could not finish. */
+static void sim_run_failed(const char *file, int rc)
+{
+	if (rc == -E2BIG)
+		fprintf(stderr, "superpass sim: %s: a thread would hold more than %u locks at once "
+				"(SP_SIM_MAX_HELD)\n", file, SP_SIM_MAX_HELD);
+	else
+		fprintf(stderr, "superpass sim: %s: %s\n", file, strerror(-rc));
+}
+
 int sim_main(int argc, char **argv)
 {
 	struct sim_cli o;
@@ -383,6 +397,8 @@ int sim_main(int argc, char **argv)
 		sp_cli_str_list_free(&o.crit);
 		return 2;
 	}
+	for (uint32_t i = 0; sp_sim_workload_warning(w, i); i++)
+		fprintf(stderr, "superpass sim: warning: %s\n", sp_sim_workload_warning(w, i));
 	for (size_t i = 0; i < o.crit.n; i++) {
 		const char *name = ((char **)o.crit.data)[i];
 
@@ -413,8 +429,8 @@ int sim_main(int argc, char **argv)
 		if (!o.quiet)
 			fprintf(stderr, "\r%40s\r", "");
 		if (rc) {
-			fprintf(stderr, "superpass sim: %s: %s\n", o.file, strerror(-rc));
-			status = rc == -EINVAL || rc == -ENOENT ? 2 : 1;
+			sim_run_failed(o.file, rc);
+			status = rc == -EINVAL || rc == -ENOENT || rc == -E2BIG ? 2 : 1;
 			goto out;
 		}
 		for (int i = 0; i < b.n; i++)
@@ -449,8 +465,8 @@ int sim_main(int argc, char **argv)
 		if (!o.quiet)
 			fprintf(stderr, "\r%40s\r", "");
 		if (rc) {
-			fprintf(stderr, "superpass sim: %s: %s\n", o.file, strerror(-rc));
-			status = rc == -EINVAL ? 2 : 1;
+			sim_run_failed(o.file, rc);
+			status = rc == -EINVAL || rc == -E2BIG ? 2 : 1;
 			goto out;
 		}
 		sim_print_sweep(stdout, sp_sim_workload_name(w), o.sweep_param, o.sweep, o.nr_sweep,

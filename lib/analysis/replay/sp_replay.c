@@ -68,11 +68,47 @@ static int fail(char *err, size_t cap, const char *fmt, ...)
 	return -ENODATA;
 }
 
+/* Trace time @ns as seconds with microseconds, as ftrace prints it. */
+static const char *secs(char *buf, size_t cap, uint64_t ns)
+{
+	snprintf(buf, cap, "%llu.%06llu", (unsigned long long)(ns / 1000000000ull),
+		 (unsigned long long)(ns % 1000000000ull / 1000));
+	return buf;
+}
+
+/* The trace's length against what the simulator runs (the workload's
+ * global.duration), before the programs are built (their critical
+ * sections are cut by time): a trace that long has a timestamp jump more
+ * often than hours of recording, so the message says where its largest
+ * is. */
+static int span_check(const struct sp_replay *r, char *err, size_t errcap)
+{
+	char a[32], b[32], g[32], at[32];
+	uint64_t len;
+
+	if (r->last < r->first)
+		return fail(err, errcap, "its timestamps go backwards: it ends at %s s, before its "
+			    "first event at %s s", secs(a, sizeof(a), r->last),
+			    secs(b, sizeof(b), r->first));
+	len = r->last - r->first;
+	if (len <= SP_SIM_MAX_DURATION_S * 1000000000ull)
+		return 0;
+	return fail(err, errcap, "the trace spans %llu s (%s to %s s; a timestamp jump of %s s "
+		    "before event %llu, at %s s?): longer than the simulator's limit of %u s",
+		    (unsigned long long)(len / 1000000000ull), secs(a, sizeof(a), r->first),
+		    secs(b, sizeof(b), r->last), secs(g, sizeof(g), r->gap_ns),
+		    (unsigned long long)r->gap_event, secs(at, sizeof(at), r->gap_from + r->gap_ns),
+		    SP_SIM_MAX_DURATION_S);
+}
+
 int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t errcap)
 {
+	const struct sp_rp_th *late = NULL; /* starts past what a task's delay can say */
+	uint64_t late_delay = 0;
 	size_t ncrit = 0;
 	uint64_t crit_end;
 	bool crit_loops = true;
+	char perr[512];
 	int rc;
 
 	if (r->nomem)
@@ -106,6 +142,8 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		return fail(err, errcap, (r->o.critical_comms || r->o.nr_critical_tids)
 					 ? "no replayed thread matches --critical/--tid"
 					 : "no replayed thread waited for a lock (nothing to compare)");
+	if ((rc = span_check(r, err, errcap)))
+		return rc;
 	r->c.cpus = r->o.cpus ? r->o.cpus : 2;
 	r->c.slice_ns = r->o.slice_ns;
 	if (!r->c.slice_ns) { /* sched_update_scaling(): SCHED_TUNABLESCALING_LOG */
@@ -130,6 +168,10 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 		r->c.threads++;
 		period = t->critical ? sp_rp_period_of(t, &grid, &keep) : 0;
 		sp_rp_build_prog(r, t, &p, &delay, period, grid, keep);
+		if (delay / 1000 > SP_RP_US_MAX && !late) {
+			late = t;
+			late_delay = delay;
+		}
 		if (t->critical) {
 			uint64_t end = t->exited ? t->last_ts : r->last;
 
@@ -154,12 +196,33 @@ int sp_replay_finish(struct sp_replay *r, const char *name, char *err, size_t er
 	 * joins and report: looped past that, without the hogs, frame loops
 	 * and starved holders would make blockings the trace does not have). */
 	r->c.end_ns = crit_loops && crit_end > r->first ? crit_end : r->last;
+	if (late) {
+		char g[32];
+
+		return fail(err, errcap, "thread %.16s-%d first runs %llu s into the trace (a "
+			    "timestamp jump of %s s before event %llu?): later than a task of the "
+			    "simulator can start (%llu s)", late->comm, late->tid,
+			    (unsigned long long)(late_delay / 1000000000ull),
+			    secs(g, sizeof(g), r->gap_ns), (unsigned long long)r->gap_event,
+			    (unsigned long long)(SP_RP_US_MAX / 1000000));
+	}
 	sp_rp_workload_text(r);
 	if (r->nomem)
 		return -ENOMEM;
 	r->c.first_ns = r->first;
 	r->c.last_ns = r->last;
-	rc = sp_sim_workload_parse(r->json, name ? name : "replay", &r->w, err, errcap);
+	name = name ? name : "replay";
+	rc = sp_sim_workload_parse(r->json, name, &r->w, perr, sizeof(perr));
+	if (rc && rc != -ENOMEM) {
+		/* the reader's "NAME: KEY: ..." is about a file the user did
+		 * not write: said as what it is, without the name again */
+		const char *m = perr;
+		size_t n = strlen(name);
+
+		if (!strncmp(m, name, n) && m[n] == ':' && m[n + 1] == ' ')
+			m += n + 2;
+		fail(err, errcap, "the simulator refused the workload made of the trace: %s", m);
+	}
 	return rc;
 }
 

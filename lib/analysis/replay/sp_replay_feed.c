@@ -240,8 +240,13 @@ int sp_replay_feed(void *ctx, const struct sp_trace_event *ev)
 	if (r->nomem)
 		return -ENOMEM;
 	r->c.events++;
-	if (r->c.events == 1)
+	if (r->c.events == 1) {
 		r->first = ts;
+	} else if (ts > r->last && ts - r->last > r->gap_ns) {
+		r->gap_ns = ts - r->last;
+		r->gap_from = r->last;
+		r->gap_event = r->c.events;
+	}
 	r->last = ts;
 	/* An event in a thread's context means it is on that CPU, even when
 	 * the trace missed the sched_switch that put it there. */

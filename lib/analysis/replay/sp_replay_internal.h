@@ -89,6 +89,9 @@ struct sp_replay {
 	uint64_t merge_ns;
 	bool have_root, root_superpass;
 	uint64_t first, last;
+	/* the longest step forward between two events, and the event after
+	 * it (1-based): where a trace too long to replay jumped */
+	uint64_t gap_ns, gap_from, gap_event;
 	struct sp_replay_counts c;
 	struct sp_hist hist;
 	uint64_t frames, janky;
@@ -101,6 +104,10 @@ struct sp_replay {
 	struct sp_sim_workload *w;
 	int nomem;
 };
+
+/* The simulator's reader keeps a duration or delay in microseconds in an
+ * int, as rt-app does. */
+#define SP_RP_US_MAX 2147483647ull
 
 /* An output op before JSON: run/sleep in ns, lock/unlock, timer. */
 enum { OP_RUN, OP_SLEEP, OP_TIMER, OP_LOCK, OP_UNLOCK, OP_RUNTIME, OP_PREEMPT };

@@ -75,6 +75,19 @@ static void put_event(struct sp_replay *r, struct json_object *ph, const char *k
 	put(r, ph, key, v);
 }
 
+/* A run, runtime or sleep of @us microseconds: in pieces the reader takes
+ * (an int of microseconds), one after the other. */
+static void put_us(struct sp_replay *r, struct json_object *ph, const char *kind, unsigned *n,
+		   uint64_t us)
+{
+	while (us) {
+		uint64_t part = us < SP_RP_US_MAX ? us : SP_RP_US_MAX;
+
+		put_event(r, ph, kind, ++*n, json_object_new_int64((int64_t)part));
+		us -= part;
+	}
+}
+
 static void put_lock_event(struct sp_replay *r, struct json_object *ph, const struct sp_rp_op *o,
 			   unsigned n)
 {
@@ -139,20 +152,16 @@ void sp_rp_workload_task(struct sp_replay *r, const struct sp_rp_th *t, const st
 	put(r, ph, "loop", json_object_new_int(1));
 	for (size_t i = 0; i < p->n; i++) {
 		const struct sp_rp_op *o = &p->op[i];
-		uint64_t us;
 
 		switch (o->type) {
 		case OP_RUN:
-			if ((us = to_us(&run, o->ns)))
-				put_event(r, ph, "run", ++n, json_object_new_int64((int64_t)us));
+			put_us(r, ph, "run", &n, to_us(&run, o->ns));
 			break;
 		case OP_RUNTIME:
-			if ((us = to_us(&slp, o->ns)))
-				put_event(r, ph, "runtime", ++n, json_object_new_int64((int64_t)us));
+			put_us(r, ph, "runtime", &n, to_us(&slp, o->ns));
 			break;
 		case OP_SLEEP:
-			if ((us = to_us(&slp, o->ns)))
-				put_event(r, ph, "sleep", ++n, json_object_new_int64((int64_t)us));
+			put_us(r, ph, "sleep", &n, to_us(&slp, o->ns));
 			break;
 		case OP_TIMER:
 			put_event(r, ph, "timer", ++n, timer_event(r, o->ns));
@@ -182,7 +191,12 @@ static struct json_object *global_object(struct sp_replay *r)
 	struct json_object *g = json_object_new_object(), *locks = NULL;
 	uint64_t len = r->c.end_ns - r->first;
 
-	put(r, g, "duration", json_object_new_int64((int64_t)(len / 1000000000ull + 1)));
+	/* whole seconds for rt-app, within the reader's limit; the
+	 * simulator runs sp_duration_ms */
+	put(r, g, "duration", json_object_new_int64((int64_t)(len / 1000000000ull + 1 <
+							     SP_SIM_MAX_DURATION_S
+							     ? len / 1000000000ull + 1
+							     : SP_SIM_MAX_DURATION_S)));
 	put(r, g, "default_policy", json_object_new_string("SCHED_OTHER"));
 	put(r, g, "calibration", json_object_new_string("CPU0"));
 	put(r, g, "sp_cpus", json_object_new_int((int32_t)r->c.cpus));

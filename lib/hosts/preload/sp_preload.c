@@ -22,7 +22,8 @@
  * Environment (read in sp_preload_env.c, ignored in secure-execution mode):
  *   SUPERPASS_CRITICAL=a,b   critical threads by name (pthread_setname_np)
  *                            or "main" (the thread whose tid is the pid)
- *   SUPERPASS_STATS=FILE     JSON statistics at exit ("%p" -> pid)
+ *   SUPERPASS_STATS=FILE     JSON statistics at exit ("%p" -> pid; without it,
+ *                            sp_pl_stats_shared says which process keeps FILE)
  *   SUPERPASS_READERS=K      tracked readers per rwlock (default 4, max 64)
  *   SUPERPASS_PRIO=N         SCHED_FIFO priority of a fast track (default 1)
  *   SUPERPASS_BUDGET_US=N    per-grant budget (default 20000; 0 = none)
@@ -32,11 +33,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sp_preload.h"
@@ -46,6 +50,7 @@
 #define SP_EXPORT __attribute__((visibility("default")))
 
 static pid_t sp_pl_pid;
+static struct timespec sp_pl_start; /* CLOCK_REALTIME, as file times are */
 
 /*
  * liburcu's own mutexes (registry and grace-period locks) are taken by
@@ -87,9 +92,102 @@ static inline bool sp_pl_internal(const void *lock)
 __attribute__((constructor)) static void sp_pl_init(void)
 {
 	sp_pl_pid = getpid();
+	clock_gettime(CLOCK_REALTIME, &sp_pl_start);
 	dl_iterate_phdr(sp_pl_phdr_cb, NULL);
 	sp_real_resolve();
 	sp_rt_core(); /* create now: the fallback notice, if any, comes first */
+}
+
+static void sp_pl_count_thread(void *arg, sp_tid_t tid, const char *name, int crit)
+{
+	(void)tid;
+	(void)name;
+	(void)crit;
+	++*(unsigned *)arg;
+}
+
+/* Whether this process's statistics would say nothing: no thread made a
+ * lock call through us (none is listed) and the core counted nothing
+ * (sp_pl_file_says_nothing reads the same in a file). */
+static bool sp_pl_stats_empty(void)
+{
+	struct sp_runtime_stats st;
+	unsigned n = 0;
+
+	sp_runtime_stats(&st);
+#define SP_PL_ZERO(name, kind, help) \
+	if (st.core.name)            \
+		return false;
+	SP_STATS_FIELDS(SP_PL_ZERO)
+#undef SP_PL_ZERO
+	sp_rt_registry_each(sp_pl_count_thread, &n);
+	return n == 0;
+}
+
+/* Whether the statistics in @path say nothing, as sp_pl_stats_empty's
+ * would: no thread listed, no acquire, no block. */
+static bool sp_pl_file_says_nothing(const char *path)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, "\"threads\": []") && strstr(buf, "\"acquires\": 0,") &&
+	       strstr(buf, "\"blocks\": 0,");
+}
+
+/* @path with ".PID" before the extension of its file name. */
+static int sp_pl_path_with_pid(char *out, size_t cap, const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+	int n;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base)
+		dot = path + strlen(path);
+	n = snprintf(out, cap, "%.*s.%d%s", (int)(dot - path), path, (int)getpid(), dot);
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * SUPERPASS_STATS without "%p": every process of the command writes the
+ * same FILE, and the last one out would replace what the others wrote.
+ * So a FILE that another process wrote since this one started is left
+ * alone by a process with nothing to say (a wrapper such as timeout or
+ * sh, which takes no lock: its empty statistics would replace its
+ * program's); a process with statistics replaces it if it says nothing
+ * too (a helper child that took no lock), else writes its own next to it,
+ * as FILE with ".PID" before the extension, and says so. A FILE older than
+ * the process is an earlier run's: replaced. 0: write @path (perhaps
+ * changed); 1: write nothing.
+ */
+static int sp_pl_stats_shared(char *path, size_t cap)
+{
+	char alt[PATH_MAX];
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || st.st_mtim.tv_sec < sp_pl_start.tv_sec ||
+	    (st.st_mtim.tv_sec == sp_pl_start.tv_sec && st.st_mtim.tv_nsec < sp_pl_start.tv_nsec))
+		return 0;
+	if (sp_pl_stats_empty())
+		return 1;
+	if (sp_pl_file_says_nothing(path) || sp_pl_path_with_pid(alt, sizeof(alt), path) < 0)
+		return 0;
+	sp_rt_say("superpass-preload: %s was written by another process while this one ran; "
+		  "the statistics of pid %d go to %s (\"%%p\" in SUPERPASS_STATS: one file per "
+		  "process)\n", path, (int)getpid(), alt);
+	if (strlen(alt) >= cap)
+		return 0;
+	memcpy(path, alt, strlen(alt) + 1);
+	return 0;
 }
 
 __attribute__((destructor)) static void sp_pl_fini(void)
@@ -103,7 +201,8 @@ __attribute__((destructor)) static void sp_pl_fini(void)
 		return;
 	sp_rt_enter();
 	sp_rt_process_exit();
-	if (tmpl && sp_pl_stats_path(path, sizeof(path), tmpl) == 0) {
+	if (tmpl && sp_pl_stats_path(path, sizeof(path), tmpl) == 0 &&
+	    (strstr(tmpl, "%p") || sp_pl_stats_shared(path, sizeof(path)) == 0)) {
 		rc = sp_rt_write_stats_file(path);
 		if (rc < 0)
 			sp_rt_say("superpass-preload: cannot write statistics %s: %s\n", path,

@@ -313,8 +313,11 @@ void sp_wk_stats(struct sp_runtime_stats *out);
 
 /* ---- files the runtime writes (sp_rt_files.c): never through a link,
  * never another user's, new ones 0600 ---- */
-/* One line on stderr, printf-style, never through stdio's buffers. */
+/* One line on stderr, printf-style, never through stdio's buffers; none
+ * while sp_rt_say_muted (the interposer, checking settings that a parent
+ * process of the command has named already). */
 void sp_rt_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int sp_rt_say_muted;
 /* Whether @path (described as @what) can be created or replaced by us;
  * the reason is named on stderr if not. */
 int sp_rt_file_check_dir(const char *what, const char *path);

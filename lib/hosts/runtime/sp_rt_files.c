@@ -33,12 +33,16 @@
 #include "sp_path.h"
 #include "sp_rt.h"
 
+int sp_rt_say_muted;
+
 void sp_rt_say(const char *fmt, ...)
 {
 	char line[PATH_MAX + 256];
 	va_list ap;
 	int n;
 
+	if (__atomic_load_n(&sp_rt_say_muted, __ATOMIC_RELAXED))
+		return;
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);

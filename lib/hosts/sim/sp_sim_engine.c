@@ -588,6 +588,10 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	s.migrate = s.pol == SP_SIM_POL_PROXY_MIGRATE;
 	if (s.ncpus > 64)
 		return -EINVAL;
+	/* a thread's held locks are a fixed array: a deeper nesting is
+	 * refused whole rather than found part-way through the run */
+	if ((rc = sp_sim_check_depth(w)))
+		return rc;
 	snprintf(r->scenario, sizeof(r->scenario), "%s", w->name);
 	r->policy = o->policy;
 	r->k = s.pol == SP_SIM_POL_SUPERPASS ? (o->k ? o->k : 4) : 0;
@@ -627,6 +631,8 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	sp_sim_pol_fini(&s);
 	rc = s.err ? -ENOMEM : 0;
 	sp_sim_free(&s);
+	if (rc)
+		sp_sim_result_destroy(r);
 	return rc;
 }
 

@@ -87,6 +87,8 @@ struct sp_sim_workload {
 	struct sp_sim_timerdef *timers;
 	uint32_t ntimers;
 	size_t tmcap;
+	char **warnings;    /* sp_sim_validate's, NULL-terminated (not cloned) */
+	uint32_t nwarnings;
 };
 
 /* sp_sim_workload.c */
@@ -98,5 +100,16 @@ int sp_sim_workload_clone(const struct sp_sim_workload *w, struct sp_sim_workloa
 /* The timer op @op (sp_sim_task_timer's return) of @task skips the
  * periods its thread missed (SP_TM_SKIP). */
 int sp_sim_timer_skip(struct sp_sim_workload *w, int task, int op);
+
+/* sp_sim_validate.c: the checks of a file's locks (the file says which).
+ * 0; -EINVAL with "FILE: KEY: what was expected" in @err; -ENOMEM. The
+ * warnings go into @w (sp_sim_workload_warning). @root: the JSON @w was
+ * read from, to name the keys (NULL: events by number). */
+struct json_object;
+int sp_sim_validate(struct sp_sim_workload *w, const char *file, struct json_object *root,
+		    char *err, size_t errcap);
+/* -E2BIG if a thread of @w would hold more than SP_SIM_MAX_HELD locks at
+ * once (the engine's limit), else 0 (or -ENOMEM). */
+int sp_sim_check_depth(const struct sp_sim_workload *w);
 
 #endif /* SP_SIM_INTERNAL_H */

@@ -814,6 +814,8 @@ parsed:
 	}
 	if ((rc = sp_tasks_crit(&p, global)))
 		goto out;
+	if ((rc = sp_sim_validate(p.w, name, root, err, errcap)))
+		goto out;
 	json_object_put(root);
 	*out = p.w;
 	return 0;

@@ -49,6 +49,9 @@ void sp_sim_workload_destroy(struct sp_sim_workload *w)
 		free(w->locks[i].name);
 	for (uint32_t i = 0; i < w->ntimers; i++)
 		free(w->timers[i].name);
+	for (uint32_t i = 0; i < w->nwarnings; i++)
+		free(w->warnings[i]);
+	free(w->warnings);
 	free(w->tasks);
 	free(w->locks);
 	free(w->timers);
@@ -376,6 +379,8 @@ int sp_sim_workload_clone(const struct sp_sim_workload *w, struct sp_sim_workloa
 	if (!c)
 		return -ENOMEM;
 	*c = *w;
+	c->warnings = NULL; /* told once, for the file */
+	c->nwarnings = 0;
 	c->name = sp_dup(w->name, &err);
 	c->tasks = calloc(w->tcap ? w->tcap : 1, sizeof(*c->tasks));
 	c->locks = calloc(w->lcap ? w->lcap : 1, sizeof(*c->locks));
