@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The whole test suite, as CI runs it: four builds of everything with
 # warnings as errors (plain, static libraries, AddressSanitizer+UBSan,
-# ThreadSanitizer), each running every ctest test, and an arm64 cross build
-# whose tests run under qemu-user. The kernel-module tests (label "kmod":
-# the module build and the QEMU boot) run in the plain build (amd64) and the
+# ThreadSanitizer), each running every ctest test, an arm64 cross build
+# whose tests run under qemu-user, and a clang build of the fuzz targets
+# (label "fuzz"). The kernel-module tests (label "kmod": the module build
+# and the QEMU boot) run in the plain build (amd64) and the
 # arm64 build (arm64) only: sanitizer flags do not apply to the kernel, and
 # the static build's libraries are not the module's.
 set -euo pipefail
@@ -100,5 +101,12 @@ stage "tsan build (tests)"
 test_build tsan -LE kmod
 stage "static build (tests)"
 test_build static -LE kmod
+# The libFuzzer targets (tests/fuzz), built with clang: each runs its seeds
+# and a fixed number of inputs more, the same ones every time.
+stage "fuzz build (clang, libFuzzer, ASan+UBSan)"
+cmake -S "$root" -B "$out/fuzz" -DSUPERPASS_WERROR=ON -DCMAKE_C_COMPILER=clang \
+	-DSUPERPASS_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSUPERPASS_DEBUG_CHECKS=ON
+cmake --build "$out/fuzz" -j "$jobs" --target superpass-fuzzers
+test_build fuzz -L fuzz
 elapsed "run-all.sh" "$t0"
-echo "=== superpass: all five builds passed (plain, static, asan, tsan, arm64) ==="
+echo "=== superpass: all six builds passed (plain, static, asan, tsan, arm64, fuzz) ==="

@@ -18,6 +18,7 @@ packages=(
 	libtracecmd-dev libtraceevent-dev libtracefs-dev  # superpass::trace, record
 	libjson-c-dev zlib1g-dev trace-cmd        # analyze output, gzip traces, fixtures
 	python3                                   # checks/layering.py: the layout tests
+	clang libclang-rt-dev                     # libFuzzer: run-all.sh's fuzz build (tests/fuzz)
 )
 
 as_root=()

@@ -40,6 +40,7 @@ struct sim_cli {
 	int nr_sweep;
 	struct sp_vec crit;           /* of char *, NULL-terminated */
 	bool speed, quiet;
+	bool check;                   /* read and check the file, run nothing */
 };
 
 static void sim_usage(FILE *f)
@@ -70,6 +71,7 @@ static void sim_usage(FILE *f)
 		"      --svg FILE        blocking CDF per policy (with --sweep: P99.9 per value)\n"
 		"      --sweep P=LIST    P99.9 against k, holders, nice or cs_us, e.g. k=1,2,4,8\n"
 		"      --speed           simulated events per second, on stderr\n"
+		"      --check           read and check the file (and --critical), run nothing\n"
 		"  -q, --quiet           no progress on stderr\n"
 		"  -h, --help\n"
 		"A task that takes a lock it holds, unlocks one it does not hold or nests more\n"
@@ -84,7 +86,7 @@ static void sim_usage(FILE *f)
 #define SIM_CMD "superpass sim"
 
 enum { O_K = 256, O_CRIT, O_CPUS, O_SEED, O_SLICE, O_BUDGET, O_PRIO, O_JSON, O_SVG, O_SWEEP,
-       O_SPEED, O_BLAT };
+       O_SPEED, O_BLAT, O_CHECK };
 
 static int sim_parse(int argc, char **argv, struct sim_cli *o)
 {
@@ -103,6 +105,7 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 		{ "svg", required_argument, NULL, O_SVG },
 		{ "sweep", required_argument, NULL, O_SWEEP },
 		{ "speed", no_argument, NULL, O_SPEED },
+		{ "check", no_argument, NULL, O_CHECK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -210,6 +213,7 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 			break;
 		}
 		case O_SPEED: o->speed = true; break;
+		case O_CHECK: o->check = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': sim_usage(stdout); return 1;
 		default:
@@ -408,6 +412,11 @@ int sim_main(int argc, char **argv)
 			status = 2;
 			goto out;
 		}
+	}
+	if (o.check) {
+		printf("%s: workload '%s' read and checked, nothing run (--check)\n", o.file,
+		       sp_sim_workload_name(w));
+		goto out;
 	}
 	memcpy(ks, o.k, sizeof(ks));
 	nk = o.nr_k;

@@ -8,6 +8,8 @@
 
 #include <superpass/sim.h>
 
+#include "sp_sim_names.h"
+
 enum sp_sim_op_type {
 	SP_OP_RUN = 1,      /* ns: CPU work */
 	SP_OP_RUNTIME,      /* ns: busy until ns of wall time passed */
@@ -89,6 +91,8 @@ struct sp_sim_workload {
 	size_t tmcap;
 	char **warnings;    /* sp_sim_validate's, NULL-terminated (not cloned) */
 	uint32_t nwarnings;
+	/* name -> index of tasks, locks, timers (tag: unique), sp_sim_names.h */
+	struct sp_sim_names task_ix, lock_ix, timer_ix;
 };
 
 /* sp_sim_workload.c */

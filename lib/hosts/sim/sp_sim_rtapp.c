@@ -62,7 +62,7 @@
 #include <json-c/json.h>
 
 #include "sp_sim_internal.h"
-#include "sp_vec.h"
+#include "sp_sim_names.h"
 
 struct sp_parse {
 	const char *file;
@@ -113,19 +113,16 @@ static void sp_join(char *dst, size_t cap, const char *a, const char *b)
 }
 
 /* ---- bare duplicate keys, which json-c folds into one ---- */
-struct sp_key {
-	const char *s;
-	size_t len;
-};
-
+/* Each key is looked up in the set of its object's keys (one set per
+ * depth, emptied when an object opens there): linear in the text. */
 static int sp_dup_scan(struct sp_parse *p, const char *text)
 {
 	enum { MAXD = 64 };
-	struct sp_vec lv[MAXD]; /* of struct sp_key: the keys met at each depth */
+	struct sp_sim_names keys[MAXD]; /* the keys met in the open object at each depth */
 	bool obj[MAXD], want_key[MAXD];
 	int d = -1, line = 1, rc = 0;
 
-	memset(lv, 0, sizeof(lv));
+	memset(keys, 0, sizeof(keys));
 	for (const char *c = text; *c && !rc; c++) {
 		if (*c == '\n') {
 			line++;
@@ -134,7 +131,7 @@ static int sp_dup_scan(struct sp_parse *p, const char *text)
 				break;
 			obj[d] = *c == '{';
 			want_key[d] = obj[d];
-			lv[d].n = 0;
+			sp_sim_names_clear(&keys[d]);
 		} else if (*c == '}' || *c == ']') {
 			if (d >= 0)
 				d--;
@@ -148,37 +145,29 @@ static int sp_dup_scan(struct sp_parse *p, const char *text)
 			if (!*c)
 				break;
 			if (d >= 0 && want_key[d]) {
-				struct sp_key *keys = lv[d].data, *slot;
 				size_t len = (size_t)(c - s);
 
 				want_key[d] = false;
-				for (size_t i = 0; i < lv[d].n; i++) {
-					if (keys[i].len == len && !memcmp(keys[i].s, s, len)) {
-						char key[80];
+				if (sp_sim_names_find(&keys[d], s, len, 0) >= 0) {
+					char key[80];
 
-						snprintf(key, sizeof(key), "line %d: \"%.*s\"", line,
-							 (int)(len < 60 ? len : 60), s);
-						rc = sp_fail(p, key,
-							     "key repeated in one object: json-c (and so "
-							     "rt-app) keeps only one value; number repeated "
-							     "events (run1, run2, lock1, ...)");
-						break;
-					}
-				}
-				if (rc)
+					snprintf(key, sizeof(key), "line %d: \"%.*s\"", line,
+						 (int)(len < 60 ? len : 60), s);
+					rc = sp_fail(p, key,
+						     "key repeated in one object: json-c (and so "
+						     "rt-app) keeps only one value; number repeated "
+						     "events (run1, run2, lock1, ...)");
 					break;
-				slot = sp_vec_push(&lv[d], sizeof(*slot));
-				if (!slot) {
+				}
+				if (sp_sim_names_add(&keys[d], s, len, 0, 0)) {
 					rc = -ENOMEM;
 					break;
 				}
-				slot->s = s;
-				slot->len = len;
 			}
 		}
 	}
 	for (int i = 0; i < MAXD; i++)
-		sp_vec_free(&lv[i]);
+		sp_sim_names_free(&keys[i]);
 	return rc;
 }
 

@@ -55,6 +55,9 @@ void sp_sim_workload_destroy(struct sp_sim_workload *w)
 	free(w->tasks);
 	free(w->locks);
 	free(w->timers);
+	sp_sim_names_free(&w->task_ix);
+	sp_sim_names_free(&w->lock_ix);
+	sp_sim_names_free(&w->timer_ix);
 	free(w->name);
 	free(w);
 }
@@ -86,10 +89,7 @@ void sp_sim_workload_set_duration_ns(struct sp_sim_workload *w, uint64_t ns)
 
 int sp_sim_lock_find(const struct sp_sim_workload *w, const char *name)
 {
-	for (uint32_t i = 0; i < w->nlocks; i++)
-		if (!strcmp(w->locks[i].name, name))
-			return (int)i;
-	return -ENOENT;
+	return sp_sim_names_find(&w->lock_ix, name, strlen(name), 0);
 }
 
 const char *sp_sim_lock_name(const struct sp_sim_workload *w, int lock)
@@ -99,10 +99,7 @@ const char *sp_sim_lock_name(const struct sp_sim_workload *w, int lock)
 
 int sp_sim_task_find(const struct sp_sim_workload *w, const char *name)
 {
-	for (uint32_t i = 0; i < w->ntasks; i++)
-		if (!strcmp(w->tasks[i].name, name))
-			return (int)i;
-	return -ENOENT;
+	return sp_sim_names_find(&w->task_ix, name, strlen(name), 0);
 }
 
 int sp_sim_lock_add(struct sp_sim_workload *w, const char *name, enum sp_sim_lock_kind kind)
@@ -120,17 +117,21 @@ int sp_sim_lock_add(struct sp_sim_workload *w, const char *name, enum sp_sim_loc
 	l = &w->locks[w->nlocks];
 	if (!(l->name = strdup(name)))
 		return -ENOMEM;
+	if (sp_sim_names_add(&w->lock_ix, l->name, strlen(name), 0, (int)w->nlocks)) {
+		free(l->name);
+		return -ENOMEM;
+	}
 	l->kind = (uint8_t)kind;
 	return (int)w->nlocks++;
 }
 
 int sp_sim_timer_ref(struct sp_sim_workload *w, const char *name, bool unique)
 {
+	int i = sp_sim_names_find(&w->timer_ix, name, strlen(name), unique);
 	struct sp_sim_timerdef *t;
 
-	for (uint32_t i = 0; i < w->ntimers; i++)
-		if (!strcmp(w->timers[i].name, name) && w->timers[i].unique == unique)
-			return (int)i;
+	if (i >= 0)
+		return i;
 	t = sp_sim_grow(w->timers, &w->tmcap, w->ntimers, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -138,6 +139,10 @@ int sp_sim_timer_ref(struct sp_sim_workload *w, const char *name, bool unique)
 	t = &w->timers[w->ntimers];
 	if (!(t->name = strdup(name)))
 		return -ENOMEM;
+	if (sp_sim_names_add(&w->timer_ix, t->name, strlen(name), unique, (int)w->ntimers)) {
+		free(t->name);
+		return -ENOMEM;
+	}
 	t->unique = unique;
 	return (int)w->ntimers++;
 }
@@ -168,6 +173,10 @@ int sp_sim_task_add(struct sp_sim_workload *w, const char *name, enum sp_sim_sch
 	memset(t, 0, sizeof(*t));
 	if (!(t->name = strdup(name)))
 		return -ENOMEM;
+	if (sp_sim_names_add(&w->task_ix, t->name, strlen(name), 0, (int)w->ntasks)) {
+		free(t->name);
+		return -ENOMEM;
+	}
 	t->instances = instances;
 	t->sched = (uint8_t)sched;
 	t->prio = prio;
@@ -381,6 +390,10 @@ int sp_sim_workload_clone(const struct sp_sim_workload *w, struct sp_sim_workloa
 	*c = *w;
 	c->warnings = NULL; /* told once, for the file */
 	c->nwarnings = 0;
+	/* the indexes point at @w's names: the copy builds its own */
+	memset(&c->task_ix, 0, sizeof(c->task_ix));
+	memset(&c->lock_ix, 0, sizeof(c->lock_ix));
+	memset(&c->timer_ix, 0, sizeof(c->timer_ix));
 	c->name = sp_dup(w->name, &err);
 	c->tasks = calloc(w->tcap ? w->tcap : 1, sizeof(*c->tasks));
 	c->locks = calloc(w->lcap ? w->lcap : 1, sizeof(*c->locks));
@@ -428,6 +441,8 @@ int sp_sim_workload_clone(const struct sp_sim_workload *w, struct sp_sim_workloa
 			       s->phases[j].nops * sizeof(struct sp_sim_op));
 		}
 	}
+	if (!err)
+		err = sp_sim_workload_index(c);
 	if (err) {
 		sp_sim_workload_destroy(c);
 		return err;

@@ -4,8 +4,8 @@
  * reader, the analysis (every thread selected, spinlocks on, a short merge
  * and history window) and every report; and each line through the
  * parser with and without its fast prefixes (the kernel layout's and the
- * vector masks'), which must agree (an abort if not). Built and run by
- * run-fuzz.sh.
+ * vector masks'), which must agree (an abort if not). Built by tests/fuzz
+ * (ctest fuzz.trace) and by run-fuzz.sh.
  */
 #define _GNU_SOURCE
 #include <stdint.h>

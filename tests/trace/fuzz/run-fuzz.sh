@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Fuzzes the ftrace text reader and the analysis with libFuzzer (clang
-# -fsanitize=fuzzer,address,undefined). Not part of CI: run by hand.
+# -fsanitize=fuzzer,address,undefined), by hand, for long runs; CI runs the
+# same target for a fixed number of inputs (tests/fuzz, ctest fuzz.trace).
 #   run-fuzz.sh [SECONDS]   (default 600)
 # corpus/ holds the seeds (slices of the fixtures, every text form) and
 # corpus-min.tar.gz what earlier runs found, minimised (-merge=1); both are
