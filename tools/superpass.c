@@ -9,12 +9,14 @@
 #include "replay/replay.h"
 #include "kmod/kmod.h"
 #include "run/run.h"
+#include "superpass/version.h"
 
 int bench_main(int argc, char **argv, int full_argc, char **full_argv);
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: superpass bench [options]   compare scheduling policies on this machine\n"
+	fprintf(f, "usage: superpass --version | CMD --version\n"
+		   "       superpass bench [options]   compare scheduling policies on this machine\n"
 		   "       superpass bench micro         lock/unlock overhead vs glibc\n"
 		   "       superpass bench --help\n"
 		   "       superpass sim FILE [options]  run an rt-app workload in the simulator\n"
@@ -29,8 +31,41 @@ static void usage(FILE *f)
 		   "                                 stats, config (superpass kmod --help)\n");
 }
 
+static const char *const sp_commands[] = {
+	"bench", "run", "sim", "record", "analyze", "replay", "kmod",
+};
+
+/*
+ * `superpass --version` and `superpass CMD [OPTIONS] --version`. Only the
+ * arguments before a `--` count: `superpass run -c ui -- prog --version`
+ * runs prog with its own --version.
+ */
+static int sp_wants_version(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "--version"))
+			return 1;
+	}
+	return 0;
+}
+
+static int sp_is_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(sp_commands) / sizeof(sp_commands[0]); i++)
+		if (!strcmp(name, sp_commands[i]))
+			return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && (sp_is_command(argv[1]) || argv[1][0] == '-') &&
+	    sp_wants_version(argc, argv)) {
+		printf("superpass %s (ABI %d)\n", SUPERPASS_VERSION, SUPERPASS_ABI);
+		return 0;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
