@@ -111,6 +111,33 @@ static void test_unmodified_program_boosted_and_restored(void **state)
 	unlink(log);
 }
 
+/* C11 threads: mtx_lock() reaches the runtime, the holder is fast-tracked
+ * and restored, and trylock/timedlock keep their C11 results. */
+static void test_c11_threads_boosted_and_restored(void **state)
+{
+	char stats[] = "/tmp/sp-stats-XXXXXX";
+	char st[600], out[8192];
+	char *extra[] = { st, NULL };
+	char *argv[] = { SP_VICTIM_C11_PATH, "30000", NULL };
+	const char *json;
+	int fd = mkstemp(stats);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(st, sizeof(st), "SUPERPASS_STATS=%s", stats);
+	assert_int_equal(run_preloaded(argv, extra, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "holder tid="));
+	assert_non_null(strstr(out, "failures=0"));
+	json = sp_test_slurp(stats, 0);
+	assert_non_null(json);
+	assert_true(json_num(json, "blockings") >= 1);
+	assert_true(json_num(json, "act_fast_tracks") >= 1);
+	assert_int_equal(json_num(json, "act_fast_tracks"), json_num(json, "act_restores"));
+	assert_int_equal(json_num(json, "boosted_now"), 0);
+	unlink(stats);
+}
+
 static void test_observe_mode_boosts_nobody(void **state)
 {
 	char stats[] = "/tmp/sp-stats-XXXXXX", log[] = "/tmp/sp-log-XXXXXX";
@@ -136,6 +163,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unmodified_program_boosted_and_restored),
+		cmocka_unit_test(test_c11_threads_boosted_and_restored),
 		cmocka_unit_test(test_observe_mode_boosts_nobody),
 		cmocka_unit_test(test_lock_before_interposer_constructor),
 	};
