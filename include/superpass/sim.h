@@ -218,11 +218,16 @@ enum sp_sim_policy {
 	SP_SIM_POL_PROXY_MIGRATE,
 	SP_SIM_POL_UX_WRITER,
 	SP_SIM_POL_SUPERPASS,
+	SP_SIM_POL_RSEQ_SLICE,
+	SP_SIM_POL_LAVD,
 	SP_SIM_POL_NR
 };
 
 /* "none", "pi", "rt-ui", "proxy-exec", "proxy-exec-migrate", "ux-writer",
- * "superpass"; NULL if out of range. */
+ * "superpass", "rseq-slice", "lavd"; NULL if out of range.
+ * rseq-slice (Linux 7.0's rseq time-slice extension) and lavd (scx_lavd's
+ * futex rule) are the anchors: lib/hosts/sim/sp_sim_anchors.c says what
+ * each models and leaves out. */
 const char *sp_sim_policy_name(enum sp_sim_policy p);
 /* The policy of that name, or -EINVAL. */
 int sp_sim_policy_parse(const char *name);
@@ -275,6 +280,9 @@ struct sp_sim_opts {
 	 * over several seeds with a small jitter give the spread that one run
 	 * hides (superpass replay --runs). */
 	uint32_t run_jitter_ppm;
+	/* rseq-slice: the extension a section may run past a preemption
+	 * (0: SP_SIM_DEFAULT_RSEQ_SLICE_NS; at most SP_SIM_MAX_RSEQ_SLICE_NS) */
+	uint64_t rseq_slice_ns;
 	/* Tasks made critical by name (NULL-terminated; NULL: none beyond
 	 * the workload's own). */
 	const char *const *critical;
@@ -286,6 +294,9 @@ struct sp_sim_opts {
 #define SP_SIM_MAX_RUN_JITTER_PPM 100000u
 #define SP_SIM_DEFAULT_DURATION_NS (10ull * 1000 * 1000 * 1000)
 #define SP_SIM_DEFAULT_SLICE_NS (3ull * 1000 * 1000)
+/* The kernel's rseq_slice_ext_nsec: its default and its upper bound. */
+#define SP_SIM_DEFAULT_RSEQ_SLICE_NS 5000ull
+#define SP_SIM_MAX_RSEQ_SLICE_NS 50000ull
 /* The runtime's boost latency: the typical time from a critical wait to
  * the holder running in SCHED_FIFO (`superpass bench` reports it as
  * boost_us; pass the machine's own with --boost-latency-us). */
@@ -321,6 +332,7 @@ struct sp_sim_result {
 	uint64_t proxy_runs;      /* proxy: times an owner ran for a donor */
 	uint64_t proxy_migrations;
 	uint64_t pi_boosts;       /* pi: inherited-priority raises */
+	uint64_t deferrals;       /* rseq-slice, lavd: preemptions put off */
 	uint64_t events;          /* simulator events processed */
 	uint64_t ctx_switches;
 	uint64_t stalled;         /* threads stopped for looping without using time */

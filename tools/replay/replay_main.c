@@ -52,7 +52,7 @@ static void usage(FILE *f)
 		"                       --tid, every replayed thread that waited for a lock\n"
 		"  -t, --tid LIST       critical threads by tid\n"
 		"  -p, --policies LIST  none,pi,rt-ui,proxy-exec,proxy-exec-migrate,ux-writer,\n"
-		"                       superpass (default all; none always runs)\n"
+		"                       superpass,rseq-slice,lavd (default all; none always runs)\n"
 		"      --k LIST         superpass reader bounds (default 4)\n"
 		"      --cpus N         CPUs (default: the trace's #P, else 2)\n"
 

@@ -34,6 +34,7 @@ struct sim_cli {
 	uint64_t slice_ns, budget_ns;
 	int prio;
 	uint64_t boost_latency_ns;
+	uint64_t rseq_slice_ns;
 	const char *json, *svg;
 	const char *sweep_param;
 	int64_t sweep[SIM_MAX_SWEEP];
@@ -52,7 +53,7 @@ static void sim_usage(FILE *f)
 		"seed, same output. The table is the one of `superpass bench`.\n"
 		"\n"
 		"  -p, --policies LIST   none,pi,rt-ui,proxy-exec,proxy-exec-migrate,ux-writer,\n"
-		"                        superpass (default all)\n"
+		"                        superpass,rseq-slice,lavd (default all)\n"
 		"      --k LIST          superpass reader-tracker bounds K (default 4, or\n"
 		"                        1,2,4,8,64 when the file has rwlocks or rwsems)\n"
 		"      --critical LIST   task names to treat as critical (besides sp_critical)\n"
@@ -67,6 +68,9 @@ static void sim_usage(FILE *f)
 		"                        asks for it, as the runtime's worker takes to wake and\n"
 		"                        call sched_setattr (default %llu, measured here: the P50\n"
 		"                        of the bench's boost_us; 0: at once)\n"
+		"      --rseq-slice-us N  rseq-slice: how long a section may run past a\n"
+		"                        preemption (the kernel's rseq_slice_ext_nsec;\n"
+		"                        default %llu, at most %llu)\n"
 		"      --json FILE       every run as JSON (the bench's record shape)\n"
 		"      --svg FILE        blocking CDF per policy (with --sweep: P99.9 per value)\n"
 		"      --sweep P=LIST    P99.9 against k, holders, nice or cs_us, e.g. k=1,2,4,8\n"
@@ -80,13 +84,14 @@ static void sim_usage(FILE *f)
 		"Exit status: 0 ok, 2 bad options or workload file, 1 failure.\n",
 		SP_SIM_DEFAULT_CPUS, SP_SIM_DEFAULT_DURATION_NS / 1000000000ull,
 		SP_SIM_DEFAULT_SLICE_NS / 1000, SP_SIM_DEFAULT_BOOST_LATENCY_NS / 1000,
+		SP_SIM_DEFAULT_RSEQ_SLICE_NS / 1000, SP_SIM_MAX_RSEQ_SLICE_NS / 1000,
 		SP_SIM_MAX_HELD);
 }
 
 #define SIM_CMD "superpass sim"
 
 enum { O_K = 256, O_CRIT, O_CPUS, O_SEED, O_SLICE, O_BUDGET, O_PRIO, O_JSON, O_SVG, O_SWEEP,
-       O_SPEED, O_BLAT, O_CHECK };
+       O_SPEED, O_BLAT, O_CHECK, O_RSEQ };
 
 static int sim_parse(int argc, char **argv, struct sim_cli *o)
 {
@@ -101,6 +106,7 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 		{ "budget-ms", required_argument, NULL, O_BUDGET },
 		{ "prio", required_argument, NULL, O_PRIO },
 		{ "boost-latency-us", required_argument, NULL, O_BLAT },
+		{ "rseq-slice-us", required_argument, NULL, O_RSEQ },
 		{ "json", required_argument, NULL, O_JSON },
 		{ "svg", required_argument, NULL, O_SVG },
 		{ "sweep", required_argument, NULL, O_SWEEP },
@@ -179,6 +185,12 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 			if (sp_cli_int(SIM_CMD, "--boost-latency-us", optarg, 0, 1000000, &v))
 				return -1;
 			o->boost_latency_ns = (uint64_t)v * 1000;
+			break;
+		case O_RSEQ:
+			if (sp_cli_int(SIM_CMD, "--rseq-slice-us", optarg, 1,
+				       SP_SIM_MAX_RSEQ_SLICE_NS / 1000, &v))
+				return -1;
+			o->rseq_slice_ns = (uint64_t)v * 1000;
 			break;
 		case O_JSON: o->json = optarg; break;
 		case O_SVG: o->svg = optarg; break;
@@ -272,6 +284,7 @@ static int sim_one(const struct sim_cli *o, const struct sp_sim_workload *w,
 	so.budget_ns = o->budget_ns;
 	so.fifo_prio = o->prio;
 	so.boost_latency_ns = o->boost_latency_ns;
+	so.rseq_slice_ns = o->rseq_slice_ns;
 	so.critical = o->crit.n ? (const char *const *)o->crit.data : NULL;
 	if (!o->quiet)
 		fprintf(stderr, "\r[%2d] %-20s", b->n + 1, sp_sim_policy_name(pol));

@@ -323,6 +323,7 @@ void sp_sim_opts_default(struct sp_sim_opts *o)
 
 static const char *const sp_policy_names[SP_SIM_POL_NR] = {
 	"none", "pi", "rt-ui", "proxy-exec", "proxy-exec-migrate", "ux-writer", "superpass",
+	"rseq-slice", "lavd",
 };
 
 const char *sp_sim_policy_name(enum sp_sim_policy p)
@@ -497,6 +498,9 @@ static void sp_event(struct sp_sim *s, const struct sp_sim_event *e)
 	case SP_SIM_EV_WT_LOWER:
 		sp_sim_pol_waiter_bound(s, &s->th[e->a], e->gen);
 		break;
+	case SP_SIM_EV_DEFER_END:
+		sp_sim_pol_defer_due(s, e->a, e->gen);
+		break;
 	case SP_SIM_EV_BALANCE:
 		sp_sim_sched_balance(s);
 		sp_sim_push(s, s->now + SP_BALANCE_NS, SP_SIM_EV_BALANCE, 0, 0);
@@ -514,7 +518,10 @@ static void sp_resched_all(struct sp_sim *s)
 
 		for (uint32_t i = 0; i < n; i++) {
 			if (cpus[i].resched) {
-				sp_sim_sched_schedule(s, &cpus[i]);
+				/* a deferral may step the program, which may ask
+				 * for a pick again: another round */
+				if (!sp_sim_pol_defer_resched(s, &cpus[i]))
+					sp_sim_sched_schedule(s, &cpus[i]);
 				any = true;
 			}
 		}
@@ -567,7 +574,8 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	memset(r, 0, sizeof(*r));
 	sp_hist_init(&r->hist);
 	if (!w || !o || (unsigned)o->policy >= SP_SIM_POL_NR || o->k > SP_MAX_READERS_PER_LOCK ||
-	    o->fifo_prio < 0 || o->fifo_prio > 99 || o->run_jitter_ppm > SP_SIM_MAX_RUN_JITTER_PPM)
+	    o->fifo_prio < 0 || o->fifo_prio > 99 || o->run_jitter_ppm > SP_SIM_MAX_RUN_JITTER_PPM ||
+	    o->rseq_slice_ns > SP_SIM_MAX_RSEQ_SLICE_NS)
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
 	s.w = w;

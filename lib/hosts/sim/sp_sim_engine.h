@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The engine's state, shared by its files: sp_sim_engine.c (event loop,
  * threads' programs), the scheduler (CPUs and classes: sp_sim_sched.c and
- * the files of sp_sim_sched.h), sp_sim_lock.c (locks) and sp_sim_policy.c
- * (pi, ux-writer, superpass). One run, one thread of the host: nothing here
+ * the files of sp_sim_sched.h), sp_sim_lock.c (locks), sp_sim_policy.c
+ * (pi, ux-writer, superpass) and sp_sim_anchors.c (rseq-slice, lavd). One run, one thread of the host: nothing here
  * is shared or locked. */
 #ifndef SP_SIM_ENGINE_H
 #define SP_SIM_ENGINE_H
@@ -104,6 +104,8 @@ struct sp_sim_thread {
 	bool donor;              /* blocked, kept on its run queue (proxy) */
 	int nheld;
 	struct { int lock; uint8_t hold; } held[SP_MAX_HELD];
+	bool rseq_used;          /* rseq-slice: this section had its extension */
+	uint64_t lavd_until;     /* lavd: a lock holder (not preempted) until then */
 	/* a critical thread's blocking being measured */
 	bool measuring;
 	uint64_t req_t;
@@ -141,6 +143,12 @@ struct sp_sim_cpu {
 	int *rq;
 	int nrq;
 	bool resched;
+	/* rseq-slice, lavd (sp_sim_anchors.c): a pick put off for thread
+	 * defer_th until SP_SIM_EV_DEFER_END of defer_gen; no_defer: the
+	 * pending pick is a yield's */
+	bool deferred, no_defer;
+	int defer_th;
+	uint32_t defer_gen;
 	uint64_t next_local;
 	int64_t last_v;          /* average vruntime when last computed */
 };
@@ -153,7 +161,7 @@ struct sp_sim_event {
 
 enum {
 	SP_SIM_EV_START = 1, SP_SIM_EV_WAKE, SP_SIM_EV_TICK, SP_SIM_EV_BALANCE, SP_SIM_EV_BOOST,
-	SP_SIM_EV_WK_KICK, SP_SIM_EV_WT_LOWER,
+	SP_SIM_EV_WK_KICK, SP_SIM_EV_WT_LOWER, SP_SIM_EV_DEFER_END,
 };
 
 struct sp_sim_timer {
@@ -255,6 +263,12 @@ void sp_sim_pol_waiter_bound(struct sp_sim *s, struct sp_sim_thread *t, uint32_t
 void sp_sim_pol_wk_step(struct sp_sim *s);
 void sp_sim_pol_lock_changed(struct sp_sim *s);
 void sp_sim_pol_boost_due(struct sp_sim *s, struct sp_sim_thread *t, uint32_t gen);
+
+/* sp_sim_anchors.c: rseq-slice and lavd */
+bool sp_sim_pol_defer_resched(struct sp_sim *s, struct sp_sim_cpu *c);
+void sp_sim_pol_defer_due(struct sp_sim *s, int cpu, uint32_t gen);
+void sp_sim_pol_anchor_acquired(struct sp_sim *s, struct sp_sim_thread *t, bool waited);
+void sp_sim_pol_anchor_released(struct sp_sim *s, struct sp_sim_thread *t, bool woke);
 
 #pragma GCC visibility pop
 

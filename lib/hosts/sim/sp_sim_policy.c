@@ -385,6 +385,7 @@ void sp_sim_pol_waiter_bound(struct sp_sim *s, struct sp_sim_thread *t, uint32_t
 void sp_sim_pol_acquired(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold,
 			 bool waited)
 {
+	sp_sim_pol_anchor_acquired(s, t, waited);
 	if (s->lk[l].pi)
 		sp_sim_pol_pi_update(s, t->idx, 0);
 	if (!s->host)
@@ -402,6 +403,7 @@ void sp_sim_pol_acquired(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8
 
 void sp_sim_pol_released(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_t hold)
 {
+	sp_sim_pol_anchor_released(s, t, s->lk[l].nwq > 0);
 	if (!s->host)
 		return;
 	if (t->wt_raised && t->wt_lock == l)

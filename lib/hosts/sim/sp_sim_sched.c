@@ -491,6 +491,7 @@ void sp_sim_sched_yield(struct sp_sim *s, struct sp_sim_thread *t)
 	 * ran for ever without reaching its next op) */
 	t->needs_step = true;
 	c->resched = true;
+	c->no_defer = true; /* given up, not taken: no policy keeps it running */
 }
 
 /* SP_OP_PREEMPT: @t, running in the fair class on its own behalf, has used
