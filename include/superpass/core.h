@@ -62,6 +62,17 @@ enum sp_lock_kind {
 	SP_LOCK_UNKNOWN = 0,
 	SP_LOCK_MUTEX = 1,
 	SP_LOCK_RWLOCK = 2,
+	/* A futex word that names no owner (GLib's GMutex, Rust's std locks,
+	 * a hand-written 0/1/2 lock): only its waits and wakes are seen, so
+	 * its holder is guessed. Its candidates are the last K tasks
+	 * (readers_per_lock) seen waking it (SP_EV_RELEASED: the wake that
+	 * follows an unlock) or returning from a wait on it (SP_EV_UNBLOCKED
+	 * with SP_EVF_ACQUIRED, or SP_EV_ACQUIRED), the newest replacing the
+	 * oldest. A waiter's grants go to the candidates that do not wait for
+	 * the same word; a wake ends every grant on it (the word is free). A
+	 * cycle through a guess is never reported as a deadlock. Declare it
+	 * with sp_lock_declare before its first event. */
+	SP_LOCK_FUTEX = 3,
 };
 
 /* Hard limits; sp_config values above them are rejected with -EINVAL. */

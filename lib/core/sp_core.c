@@ -139,6 +139,7 @@ static void sp_lock_init_slot(void *arg, uint32_t slot)
 	sp_atomic_store(&l->owner, 0);
 	sp_tracker_reset(&l->readers);
 	sp_tracker_reset(&l->waiters);
+	sp_atomic_store(&l->cand_next, 0);
 }
 
 /* Slot of @key in @index, inserting it if missing; a full table is

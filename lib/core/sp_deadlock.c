@@ -126,7 +126,8 @@ static bool sp_dl_lock(struct sp_dl_find *f, uint32_t d, sp_tid_t waiter, sp_loc
 		if (sp_dl_holder(f, d, waiter, owner))
 			return true;
 	}
-	if (sp_tracker_empty(&l->readers))
+	/* a futex lock's candidates are guesses: no cycle stands on one */
+	if (sp_tracker_empty(&l->readers) || sp_atomic_load(&l->kind) == SP_LOCK_FUTEX)
 		return false;
 	for (i = 0; i < l->readers.cap; i++) {
 		sp_tid_t reader = sp_tracker_slot(&l->readers, i);

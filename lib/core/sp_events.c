@@ -29,7 +29,8 @@ int sp_lock_declare(struct sp_core *core, sp_lock_key_t lock, enum sp_lock_kind 
 	struct sp_lock *l;
 	int rc = 0;
 
-	if (!core || !lock || (kind != SP_LOCK_MUTEX && kind != SP_LOCK_RWLOCK))
+	if (!core || !lock ||
+	    (kind != SP_LOCK_MUTEX && kind != SP_LOCK_RWLOCK && kind != SP_LOCK_FUTEX))
 		return sp_event_bad(core);
 	sp_rcu_read_lock();
 	l = sp_lock_get(core, lock);
@@ -39,6 +40,27 @@ int sp_lock_declare(struct sp_core *core, sp_lock_key_t lock, enum sp_lock_kind 
 		rc = -ENOSPC;
 	sp_rcu_read_unlock();
 	return rc;
+}
+
+/*
+ * @tid was seen at futex lock @l: waking it or back from a wait on it. It
+ * becomes a candidate holder, and the lock's other waiters, which may have
+ * lost their grants to a wake, get theirs on it.
+ */
+static void sp_futex_note(struct sp_core *core, sp_tid_t tid, struct sp_lock *l,
+			  sp_lock_key_t lock)
+{
+	struct sp_task *t = sp_task_get(core, tid);
+
+	/* known, and marked as recorded on a lock without an acquire, so
+	 * that its exit takes it out of the set (sp_task_release_all) */
+	if (!t)
+		return;
+	if (!sp_atomic_load(&t->word_owned))
+		sp_atomic_store(&t->word_owned, 1);
+	sp_tracker_note(&l->readers, tid, &l->cand_next);
+	if (!sp_tracker_empty(&l->waiters))
+		sp_policy_on_acquire(core, tid, l, lock, 0);
 }
 
 /* The acquire itself, inside the caller's read-side section. */
@@ -58,6 +80,10 @@ static int sp_lock_record_acquire(struct sp_core *core, sp_tid_t tid, sp_lock_ke
 		sp_count(core, SP_C_acquires);
 	if (sp_unlikely(!l))
 		return -ENOSPC;
+	if (sp_unlikely(sp_atomic_load(&l->kind) == SP_LOCK_FUTEX)) {
+		sp_futex_note(core, tid, l, lock);
+		return 0;
+	}
 	if (hold == SP_HOLD_EXCL) {
 		/* An owner the core heard acquire the lock is no longer one
 		 * a lock word named (sp_lock_set_owner may replace only
@@ -117,6 +143,18 @@ int sp_lock_released(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock, enu
 	if (sp_unlikely(!l)) {
 		sp_count(core, SP_C_stale_events);
 		rc = -ENOENT;
+		goto out;
+	}
+	if (sp_unlikely(sp_atomic_load(&l->kind) == SP_LOCK_FUTEX)) {
+		/* A wake: the word was just let go. No grant on it stands (it
+		 * is free, or the woken waiter's now), and the waker is the
+		 * likeliest next holder. */
+		struct sp_grant_match m = { .lock = lock };
+
+		if (t)
+			sp_atomic_add(&t->releases, 1);
+		sp_grants_end_matching(core, &m, SP_END_RELEASE);
+		sp_futex_note(core, tid, l, lock);
 		goto out;
 	}
 	/* A successful exchange is a full barrier (sp_os.h): the graph
@@ -235,7 +273,8 @@ int sp_lock_blocked_owner(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock
 	 * that moves to another CPU passes the scheduler's full barriers). */
 	sp_atomic_store(&t->blocked_hold, hold);
 	sp_atomic_store(&t->blocked_word, owner_known);
-	if (l && hold == SP_HOLD_SHARED && sp_atomic_load(&l->kind) != SP_LOCK_RWLOCK)
+	if (l && hold == SP_HOLD_SHARED && sp_atomic_load(&l->kind) != SP_LOCK_RWLOCK &&
+	    sp_atomic_load(&l->kind) != SP_LOCK_FUTEX)
 		sp_atomic_store(&l->kind, SP_LOCK_RWLOCK);
 	if (l && owner_known)
 		new_owner = sp_lock_set_owner(core, l, lock, tid, owner);

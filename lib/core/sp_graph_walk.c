@@ -9,7 +9,9 @@
  * (chain length) and by SP_WALK_MAX_NODES (fan-out through readers). A lock
  * met twice on the current path, or the walk's origin met as a holder, is a
  * cycle: flagged, never followed; whether it is reported is for
- * sp_deadlock.c to say.
+ * sp_deadlock.c to say. A futex lock's candidates are guesses
+ * (SP_LOCK_FUTEX): those that wait for it themselves, and the waiter,
+ * are skipped, and a cycle behind a guess is not flagged.
  */
 #include "sp_internal.h"
 
@@ -24,7 +26,8 @@ static void sp_walk_holder(struct sp_core *core, struct sp_walk *w, sp_tid_t via
 	if (holder == w->origin || holder == via) {
 		/* The delayed task holds what it waits for: a deadlock (for
 		 * via, a reader asking for the write side of its own lock). */
-		w->deadlock = true;
+		if (!w->guessed)
+			w->deadlock = true;
 		return;
 	}
 	if (w->nodes >= SP_WALK_MAX_NODES) {
@@ -47,6 +50,19 @@ static void sp_walk_holder(struct sp_core *core, struct sp_walk *w, sp_tid_t via
 		sp_graph_walk(core, w, holder, next);
 }
 
+/* A candidate of futex lock @lock that cannot be what @via waits for: the
+ * waiter itself, or one waiting for the same word. */
+static bool sp_futex_not_holder(struct sp_core *core, const struct sp_walk *w, sp_tid_t via,
+				sp_tid_t cand, sp_lock_key_t lock)
+{
+	struct sp_task *t;
+
+	if (cand == via || cand == w->origin)
+		return true;
+	t = sp_task_find(core, cand);
+	return t && sp_atomic_load_acquire(&t->blocked_on) == lock;
+}
+
 void sp_graph_walk(struct sp_core *core, struct sp_walk *w, sp_tid_t via, sp_lock_key_t lock)
 {
 	struct sp_lock *l;
@@ -55,7 +71,8 @@ void sp_graph_walk(struct sp_core *core, struct sp_walk *w, sp_tid_t via, sp_loc
 
 	for (i = 0; i < w->depth; i++) {
 		if (w->path[i] == lock) {
-			w->deadlock = true;
+			if (!w->guessed)
+				w->deadlock = true;
 			return;
 		}
 	}
@@ -72,12 +89,17 @@ void sp_graph_walk(struct sp_core *core, struct sp_walk *w, sp_tid_t via, sp_loc
 	if (owner)
 		sp_walk_holder(core, w, via, owner, lock);
 	if (!sp_tracker_empty(&l->readers)) {
+		bool guess = sp_atomic_load(&l->kind) == SP_LOCK_FUTEX;
+
+		w->guessed += guess;
 		for (i = 0; i < l->readers.cap; i++) {
 			sp_tid_t reader = sp_tracker_slot(&l->readers, i);
 
-			if (reader)
-				sp_walk_holder(core, w, via, reader, lock);
+			if (!reader || (guess && sp_futex_not_holder(core, w, via, reader, lock)))
+				continue;
+			sp_walk_holder(core, w, via, reader, lock);
 		}
+		w->guessed -= guess;
 	}
 	w->depth--;
 }

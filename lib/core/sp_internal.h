@@ -52,9 +52,10 @@ struct sp_task {
 	 * acquire+release. */
 	sp_atomic64_t acquires;
 	sp_atomic64_t releases;
-	/* 1 once a lock word named this task owner (sp_lock_set_owner): such
-	 * a task may hold locks with no acquire counted, which its exit must
-	 * release all the same. */
+	/* 1 once a lock word named this task owner (sp_lock_set_owner) or it
+	 * became a futex lock's candidate: such a task may be recorded on
+	 * locks with no acquire counted, which its exit must clear all the
+	 * same. */
 	sp_atomic64_t word_owned;
 	sp_atomic64_t gen;         /* +1 each time the slot gets a new task */
 	sp_atomic64_t applying;    /* a thread is bringing the host in line */
@@ -85,8 +86,9 @@ struct sp_lock {
 	sp_atomic64_t word_owner;  /* owner as last taken from a lock word (see
 				      sp_lock_set_owner), 0 once an acquire
 				      event named the owner */
-	struct sp_tracker readers;
+	struct sp_tracker readers; /* SP_LOCK_FUTEX: the candidates */
 	struct sp_tracker waiters;
+	sp_atomic64_t cand_next;   /* SP_LOCK_FUTEX: the candidate slot to replace next */
 };
 
 /* A grant's state word: a generation above two state bits. The generation
@@ -188,6 +190,7 @@ struct sp_walk {
 	uint32_t nodes;           /* blockers visited, bounded per walk */
 	bool deadlock;
 	bool depth_limited;
+	uint32_t guessed;         /* futex candidates on the current path */
 	uint32_t depth;
 	sp_lock_key_t path[SP_MAX_DEPTH];
 };

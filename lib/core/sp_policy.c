@@ -90,6 +90,7 @@ void sp_policy_on_acquire(struct sp_core *core, sp_tid_t holder, struct sp_lock 
 			  sp_lock_key_t lock, sp_tid_t except)
 {
 	struct sp_origin origins[SP_MAX_ORIGINS];
+	bool futex = sp_atomic_load(&l->kind) == SP_LOCK_FUTEX;
 	uint32_t i, j, n;
 
 	for (i = 0; i < l->waiters.cap; i++) {
@@ -107,8 +108,10 @@ void sp_policy_on_acquire(struct sp_core *core, sp_tid_t holder, struct sp_lock 
 		 * (sp_graph_walk.c), and a grant made in its name would end
 		 * with its wait: of two such readers, the first to wake would
 		 * end the other's only grant, leaving it unboosted until the
-		 * tick's walk. */
-		if (sp_atomic_load_acquire(&l->owner) == u || sp_tracker_contains(&l->readers, u))
+		 * tick's walk. A futex lock's candidates hold nothing for sure: one
+		 * that waits is a waiter like the others. */
+		if (!futex && (sp_atomic_load_acquire(&l->owner) == u ||
+			       sp_tracker_contains(&l->readers, u)))
 			continue;
 		n = sp_origins_of(core, u, ut, origins);
 		for (j = 0; j < n; j++)

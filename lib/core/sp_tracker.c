@@ -73,6 +73,30 @@ bool sp_tracker_contains(const struct sp_tracker *tr, uint64_t tid)
 	return false;
 }
 
+void sp_tracker_note(struct sp_tracker *tr, uint64_t tid, sp_atomic64_t *next)
+{
+	uint32_t i;
+
+	if (!tr->cap || sp_tracker_contains(tr, tid))
+		return;
+	sp_atomic_add(&tr->tracked, 1); /* ahead of the slot, as in enter */
+	for (i = 0; i < tr->cap; i++) {
+		if (sp_atomic_load(&tr->slots[i]) == 0 &&
+		    sp_atomic_cmpxchg(&tr->slots[i], 0, tid))
+			return;
+	}
+	sp_atomic_dec_checked(&tr->tracked);
+	/* Full: replace one. A slot that changed meanwhile keeps its new
+	 * entry; the next note replaces another. */
+	i = (uint32_t)((sp_atomic_add(next, 1) - 1) % tr->cap);
+	{
+		uint64_t old = sp_atomic_load(&tr->slots[i]);
+
+		if (old)
+			sp_atomic_cmpxchg(&tr->slots[i], old, tid);
+	}
+}
+
 uint32_t sp_tracker_snapshot(const struct sp_tracker *tr, uint64_t *out, uint32_t cap)
 {
 	uint32_t i, n = 0;

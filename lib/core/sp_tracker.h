@@ -28,6 +28,10 @@ bool sp_tracker_exit(struct sp_tracker *tr, uint64_t tid);
 /* Removes @tid from a slot only (never touches the untracked count). */
 bool sp_tracker_remove(struct sp_tracker *tr, uint64_t tid);
 bool sp_tracker_contains(const struct sp_tracker *tr, uint64_t tid);
+/* A bounded most-recent set: @tid takes a free slot or, the tracker
+ * full, replaces the entry that @next (a counter the caller keeps) points
+ * at, round robin: the oldest noted. Never counts an untracked entry. */
+void sp_tracker_note(struct sp_tracker *tr, uint64_t tid, sp_atomic64_t *next);
 /* Copies up to @cap tracked tids into @out; returns how many. */
 uint32_t sp_tracker_snapshot(const struct sp_tracker *tr, uint64_t *out, uint32_t cap);
 
