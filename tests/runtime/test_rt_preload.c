@@ -138,6 +138,35 @@ static void test_c11_threads_boosted_and_restored(void **state)
 	unlink(stats);
 }
 
+/* Futex words driven through syscall(): a 0/1/2 word's holder is boosted
+ * once it is a candidate (its second wait), a PI word's at once; every
+ * boost is restored. */
+static void test_futex_words_boosted_and_restored(void **state)
+{
+	char stats[] = "/tmp/sp-stats-XXXXXX";
+	char st[600], out[8192];
+	char *extra[] = { st, NULL };
+	char *argv[] = { SP_VICTIM_FUTEX_PATH, "30000", NULL };
+	const char *json;
+	int fd = mkstemp(stats);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(st, sizeof(st), "SUPERPASS_STATS=%s", stats);
+	assert_int_equal(run_preloaded(argv, extra, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "round 0 (0/1/2 word): boosted=0 restored=1"));
+	assert_non_null(strstr(out, "round 1 (0/1/2 word): boosted=1 restored=1"));
+	assert_non_null(strstr(out, "round 2 (PI word): boosted=1 restored=1"));
+	json = sp_test_slurp(stats, 0);
+	assert_non_null(json);
+	assert_true(json_num(json, "blockings") >= 3);
+	assert_true(json_num(json, "act_fast_tracks") >= 2);
+	assert_int_equal(json_num(json, "act_fast_tracks"), json_num(json, "act_restores"));
+	assert_int_equal(json_num(json, "boosted_now"), 0);
+	unlink(stats);
+}
+
 static void test_observe_mode_boosts_nobody(void **state)
 {
 	char stats[] = "/tmp/sp-stats-XXXXXX", log[] = "/tmp/sp-log-XXXXXX";
@@ -164,6 +193,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unmodified_program_boosted_and_restored),
 		cmocka_unit_test(test_c11_threads_boosted_and_restored),
+		cmocka_unit_test(test_futex_words_boosted_and_restored),
 		cmocka_unit_test(test_observe_mode_boosts_nobody),
 		cmocka_unit_test(test_lock_before_interposer_constructor),
 	};
