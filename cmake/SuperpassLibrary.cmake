@@ -3,8 +3,10 @@
 # what each installed library of superpass shares: its file name and
 # SONAME from the one version number (lib<OUTPUT_NAME>.so.<SUPERPASS_ABI>),
 # the public headers in its interface, a version script MAP that exports
-# its header's functions and nothing else (tests/abi checks it), and its
-# install into the superpassTargets export set.
+# its header's functions and nothing else (tests/abi checks it), its
+# install into the superpassTargets export set, and a RUNPATH that finds
+# the other libraries beside it wherever the install is moved
+# (cmake/SuperpassInstall.cmake).
 function(sp_public_library target output_name export_name map)
   target_include_directories(${target}
     PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
@@ -15,6 +17,7 @@ function(sp_public_library target output_name export_name map)
     target_link_options(${target} PRIVATE ${ARGN} -Wl,--version-script=${map})
     set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${map})
   endif()
+  sp_install_rpath(${target} ${CMAKE_INSTALL_LIBDIR})
   install(TARGETS ${target} EXPORT superpassTargets
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})

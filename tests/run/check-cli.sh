@@ -119,7 +119,7 @@ for t in "SUPERPASS_CRITICAL=main,sp-ui" "SUPERPASS_READERS=2" "SUPERPASS_PRIO=3
 	grep -qF -- "$t" "$tmp/out" || cli_fail "environment lacks $t"
 done
 # (a sanitized build puts its sanitizer runtime first)
-grep -q '^LD_PRELOAD=\(.*:\)\?/lib/x86_64-linux-gnu/libm.so.6:.*libsuperpass-preload.so$' "$tmp/out" ||
+grep -q '^LD_PRELOAD=\(.*:\)\?/lib/x86_64-linux-gnu/libm.so.6:.*libsuperpass-preload\.so\.[0-9][0-9]*$' "$tmp/out" ||
 	{ cli_fail "LD_PRELOAD not kept, or no interposer:"; grep LD_PRELOAD "$tmp/out"; }
 
 # Installed: the copy in PREFIX/bin uses PREFIX/LIBDIR's interposer.

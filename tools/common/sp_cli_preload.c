@@ -15,31 +15,40 @@ static int sp_cli_readable(const char *p)
 	return p && *p && access(p, R_OK) == 0;
 }
 
+/* Is DIR/REL/SP_PRELOAD_FILE readable, DIR being this binary's folder?
+ * Then @buf holds its real path. */
+static int sp_cli_beside_exe(char *buf, size_t cap, const char *rel)
+{
+	char exe[PATH_MAX], *slash, *real;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return 0;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return 0;
+	*slash = 0;
+	if ((size_t)snprintf(buf, cap, "%s/%s/%s", exe, rel, SP_PRELOAD_FILE) >= cap ||
+	    !sp_cli_readable(buf))
+		return 0;
+	real = realpath(buf, NULL);
+	if (real && strlen(real) < cap)
+		strcpy(buf, real);
+	free(real);
+	return 1;
+}
+
 const char *sp_cli_preload_find(void)
 {
 	static char buf[PATH_MAX];
 	const char *env = getenv("SUPERPASS_PRELOAD");
-	ssize_t n;
-	char *slash;
 
 	if (env && *env)
 		return sp_cli_readable(env) ? env : NULL;
-	n = readlink("/proc/self/exe", buf, sizeof(buf) - 40);
-	if (n > 0) {
-		buf[n] = 0;
-		slash = strrchr(buf, '/');
-		if (slash) {
-			strcpy(slash, "/../lib/libsuperpass-preload.so");
-			if (sp_cli_readable(buf)) {
-				char *real = realpath(buf, NULL);
-
-				if (real && strlen(real) < sizeof(buf))
-					strcpy(buf, real);
-				free(real);
-				return buf;
-			}
-		}
-	}
+	if (sp_cli_beside_exe(buf, sizeof(buf), SP_BIN_TO_LIB) ||
+	    sp_cli_beside_exe(buf, sizeof(buf), "../lib"))
+		return buf;
 	if (sp_cli_readable(SP_INSTALL_PRELOAD))
 		return SP_INSTALL_PRELOAD;
 	if (sp_cli_readable(SP_BUILD_PRELOAD))

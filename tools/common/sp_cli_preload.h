@@ -7,14 +7,16 @@
 #include <stddef.h>
 
 /*
- * Where the interposer is, in this order:
+ * Where the interposer is: its SONAME file, libsuperpass-preload.so.N
+ * (N: SUPERPASS_ABI), in this order:
  *  1. SUPERPASS_PRELOAD, if set (and nothing else if it is not readable);
- *  2. ../lib/ next to this binary: the build tree's layout
- *     (build/tools/superpass, build/lib/) and an install's with libdir
- *     "lib", wherever it was relocated;
- *  3. the libdir this binary was configured to install into (multiarch
- *     /usr installs);
- *  4. the build tree it was built in.
+ *  2. the libdir of an install, relative to this binary (bindir to libdir,
+ *     e.g. ../lib or ../lib/x86_64-linux-gnu), wherever the prefix was
+ *     moved;
+ *  3. ../lib/ next to this binary: the build tree's layout
+ *     (build/tools/superpass, build/lib/);
+ *  4. the libdir this binary was configured to install into;
+ *  5. the build tree it was built in.
  * An installed binary thus uses its own installed library even where the
  * build tree still exists. Returns NULL if none is readable.
  */

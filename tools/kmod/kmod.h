@@ -4,7 +4,7 @@
  * (kmod/sp_kmod_proc.c is the other side of every file read or written
  * here). One file per job: kmod_main.c (dispatch, help, status, config),
  * kmod_proc.c (reading and writing the files, and saying clearly why that
- * failed), kmod_tids.c (mark, unmark, list), kmod_stats.c (stats).
+ * failed), kmod_find.c (how the module loads here), kmod_tids.c (mark, unmark, list), kmod_stats.c (stats).
  */
 #ifndef SP_TOOLS_KMOD_H
 #define SP_TOOLS_KMOD_H
@@ -38,6 +38,13 @@ int kmod_write(const char *name, const char *text);
  * -errno @err means for a write to DIR/NAME (privilege, a missing thread,
  * the module refusing the input). */
 void kmod_write_error(const char *what, const char *name, int err);
+
+/* ---- kmod_find.c ---- */
+/* The command that loads superpass.ko here, into @buf: "modprobe superpass"
+ * when the running kernel's modules.dep lists it (a DKMS install), else
+ * "insmod PATH" for a module built by `make -C kmod`; true. False when
+ * neither exists (@buf: "insmod superpass.ko"). */
+bool kmod_load_cmd(char *buf, size_t cap);
 
 /* ---- kmod_tids.c ---- */
 int kmod_mark_main(int argc, char **argv, bool on);

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,8 @@ static void kmod_usage(FILE *f)
 		"  config KEY VALUE    change fifo_prio (1..98) or reader_tracking (0|1);\n"
 		"                      max_tasks, depth, readers_k, budget_ms,\n"
 		"                      throttle_permille and allow_kthreads are load-time\n"
-		"                      parameters (insmod superpass.ko KEY=N)\n"
+		"                      parameters (modprobe superpass KEY=N, or\n"
+		"                      insmod superpass.ko KEY=N)\n"
 		"\n"
 		"  --proc DIR          use DIR instead of /proc/superpass (a copy, for tests)\n"
 		"  -h, --help          this text\n"
@@ -161,9 +163,12 @@ static int kmod_config_main(int argc, char **argv)
 	}
 	for (i = 0; kmod_load_time_keys[i].key; i++) {
 		if (!strcmp(argv[1], kmod_load_time_keys[i].key)) {
+			char load[PATH_MAX + 16];
+
+			kmod_load_cmd(load, sizeof(load));
 			fprintf(stderr, "superpass kmod: %s: %s %s and is fixed at load time (rmmod "
-				"superpass; insmod superpass.ko %s=%s)\n",
-				what, argv[1], kmod_load_time_keys[i].what, argv[1], argv[2]);
+				"superpass; %s %s=%s)\n",
+				what, argv[1], kmod_load_time_keys[i].what, load, argv[1], argv[2]);
 			goto out;
 		}
 	}

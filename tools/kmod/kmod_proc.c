@@ -11,11 +11,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <superpass/version.h>
 
 #include "kmod.h"
 #include "sp_vec.h"
@@ -31,9 +34,18 @@ bool kmod_present(void)
 
 int kmod_not_loaded(void)
 {
-	fprintf(stderr, "superpass kmod: superpass.ko is not loaded (no %s); load it with "
-		"`insmod build/kmod/superpass.ko` (or `modprobe superpass` after a DKMS install)\n",
-		kmod_dir);
+	char cmd[PATH_MAX + 16];
+
+	if (kmod_load_cmd(cmd, sizeof(cmd))) {
+		fprintf(stderr, "superpass kmod: superpass.ko is not loaded (no %s); load it, as "
+			"root, with `%s`\n", kmod_dir, cmd);
+	} else {
+		fprintf(stderr, "superpass kmod: superpass.ko is not loaded (no %s), and not "
+			"installed for this kernel nor built. As root, in the source tree: `make -C "
+			"kmod dkms-tree && dkms install superpass/%s -k $(uname -r) && modprobe "
+			"superpass` (DKMS), or `make -C kmod && insmod build/kmod/superpass.ko`; "
+			"docs/kmod-install.md has the steps\n", kmod_dir, SUPERPASS_VERSION);
+	}
 	return KMOD_FAIL;
 }
 
