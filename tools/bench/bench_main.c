@@ -9,6 +9,7 @@
 #include <superpass/runtime.h>
 
 #include "bench.h"
+#include "sp_cli_msg.h"
 
 int bench_main(int argc, char **argv, int full_argc, char **full_argv);
 
@@ -70,6 +71,7 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 	struct bench_opts o;
 	struct bench_result *rs;
 	int total = 0, n = 0, done = 0, rc;
+	bool progress;
 
 	rc = bench_parse(argc, argv, &o);
 	if (rc)
@@ -86,6 +88,7 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 		fprintf(stderr, "superpass bench: warning: no CAP_SYS_NICE (run as root): the critical "
 				"thread cannot get nice %d, rt-ui cannot use SCHED_FIFO and the fast "
 				"track falls back; the figures will not show the effect.\n", o.ui_nice);
+	progress = sp_cli_progress(o.quiet);
 	if (!o.quiet)
 		fprintf(stderr, "superpass bench: %d runs of %.1f s on %ld CPUs (about %.0f s)\n",
 			total, o.duration_s, sysconf(_SC_NPROCESSORS_ONLN),
@@ -109,14 +112,14 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 				for (int ki = 0; ki < nk; ki++) {
 					uint32_t k = k_of(&o, sc, po, ki);
 
-					if (!o.quiet)
+					if (progress)
 						fprintf(stderr, "\r[%2d/%d] %-7s %-22s", ++done, total,
 							bench_scenario_name[sc], bench_policy_name[po]);
 					run_row(&o, full_argc, full_argv, sc, po, k, rep, &rs[n++]);
 				}
 			}
 		}
-		if (!o.quiet)
+		if (progress)
 			fprintf(stderr, "\r%60s\r", "");
 		bench_print_header(stdout, &o, sc);
 		if (o.repeat == 1) {

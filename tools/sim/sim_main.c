@@ -16,6 +16,7 @@
 
 #include "sim.h"
 #include "sp_cli_output.h"
+#include "sp_cli_msg.h"
 #include "sp_cli_parse.h"
 #include "sp_vec.h"
 
@@ -72,12 +73,13 @@ static void sim_usage(FILE *f)
 		"      --sweep P=LIST    P99.9 against k, holders, nice or cs_us, e.g. k=1,2,4,8\n"
 		"      --speed           simulated events per second, on stderr\n"
 		"      --check           read and check the file (and --critical), run nothing\n"
-		"  -q, --quiet           no progress on stderr\n"
+		SP_CLI_HELP_QUIET
 		"  -h, --help\n"
 		"A task that takes a lock it holds, unlocks one it does not hold or nests more\n"
 		"than %u locks is a bad workload file; a lock held when a task's program ends\n"
 		"and two tasks that take two locks in opposite orders are warned of on stderr.\n"
-		"Exit status: 0 ok, 2 bad options or workload file, 1 failure.\n",
+		"\n"
+		SP_CLI_HELP_EXIT,
 		SP_SIM_DEFAULT_CPUS, SP_SIM_DEFAULT_DURATION_NS / 1000000000ull,
 		SP_SIM_DEFAULT_SLICE_NS / 1000, SP_SIM_DEFAULT_BOOST_LATENCY_NS / 1000,
 		SP_SIM_MAX_HELD);
@@ -273,7 +275,7 @@ static int sim_one(const struct sim_cli *o, const struct sp_sim_workload *w,
 	so.fifo_prio = o->prio;
 	so.boost_latency_ns = o->boost_latency_ns;
 	so.critical = o->crit.n ? (const char *const *)o->crit.data : NULL;
-	if (!o->quiet)
+	if (sp_cli_progress(o->quiet))
 		fprintf(stderr, "\r[%2d] %-20s", b->n + 1, sp_sim_policy_name(pol));
 	t0 = sim_wall_ns();
 	rc = sp_sim_run(w, &so, r);
@@ -435,7 +437,7 @@ int sim_main(int argc, char **argv)
 		const struct sp_sim_result *none = NULL;
 
 		rc = sim_policies(&o, w, ks, nk, &b);
-		if (!o.quiet)
+		if (sp_cli_progress(o.quiet))
 			fprintf(stderr, "\r%40s\r", "");
 		if (rc) {
 			sim_run_failed(o.file, rc);
@@ -471,7 +473,7 @@ int sim_main(int argc, char **argv)
 				rc = sim_policies(&o, v, ks, nk, &b);
 			sp_sim_workload_destroy(v);
 		}
-		if (!o.quiet)
+		if (sp_cli_progress(o.quiet))
 			fprintf(stderr, "\r%40s\r", "");
 		if (rc) {
 			sim_run_failed(o.file, rc);
