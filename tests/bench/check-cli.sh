@@ -44,6 +44,8 @@ expect_reject "--seed wants an integer in [0, 2147483647], got '9999999999999999
 expect_reject "--duration wants seconds in (0, 3600], got 'nan'" -d nan
 expect_reject "--duration wants seconds in (0, 3600], got '2s'" -d 2s
 expect_reject "unknown option" --no-such-option
+cli_expect_conventions "superpass bench" 2 --json "$sp" bench
+cli_expect_conventions "superpass bench micro" 2 --iters "$sp" bench micro
 
 # A writable --json is accepted by the parser (checked with --help, which
 # stops after parsing), and --help names every long option.

@@ -24,6 +24,8 @@ tr=$(tr -d ' \n' < "$tmp/r.json" | grep -o '"trace":{[^}]*}') || fail "--json ha
 echo "$tr" | grep -q "\"blockings\":$tb," || fail "--json trace: blockings not $tb: $tr"
 echo "$tr" | grep -q "\"janky\":$tj}" || fail "--json trace: janky not $tj: $tr"
 "$sp" sim "$tmp/w.json" -p none -q > "$tmp/sim" || fail "superpass sim refused the --workload file"
+cli_expect_conventions "superpass replay" 2 --json "$sp" replay "$fx/lockpair-record.trace.gz"
+[ "$fail" = 0 ] || exit 1
 
 # --runs: the self-check's median with the runs' least and most, each
 # policy's row its run of median P99.9, every run's figures in --json, and

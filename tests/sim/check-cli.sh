@@ -29,6 +29,8 @@ done
 	--svg "$tmp/sweep.svg" >"$tmp/sweep.txt" || cli_fail "sweep"
 grep -q 'against k' "$tmp/sweep.txt" || cli_fail "sweep table"
 
+cli_expect_conventions "superpass sim" 2 --json "$sp" sim "$wl/mutex.json"
+
 for f in "$bad"/*.json; do
 	n=$(basename "$f" .json)
 	want=$(cat "$bad/$n.expect")

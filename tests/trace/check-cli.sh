@@ -52,6 +52,8 @@ cli_run "$sp" analyze "$fx/lockpair-record.trace.gz" --critical waiter
 cli_run "$sp" analyze "$fx/lockpair-record.trace.gz" --critical waiter --no-summary
 [ "$rc" = 0 ] && [ ! -s "$tmp/out" ] || cli_fail "--no-summary: exit $rc, stdout $(wc -c <"$tmp/out") bytes"
 expect 0 "waiter (tid" "$sp" analyze "$fx/lockpair-record.trace.gz" --critical waiter -q
+cli_expect_conventions "superpass analyze" 2 --json "$sp" analyze "$fx/lockpair-record.trace.gz"
+cli_expect_conventions "superpass record" 2 --output "$sp" record
 expect 0 "usage: superpass analyze" "$sp" analyze --help
 expect 2 "give a command" "$sp" record
 exit "$fail"
