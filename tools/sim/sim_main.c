@@ -451,11 +451,13 @@ int sim_main(int argc, char **argv)
 		for (int i = 0; i < b.n; i++)
 			sp_sim_print_row(stdout, &b.rs[i], none);
 		sp_sim_print_summary(stdout, b.rs, b.n);
-		printf("\nblocking: critical thread's wait from lock request to acquisition; janky: "
-		       "timers a critical thread reached late (rt-app slack < 0);\nhog_lost: background "
-		       "work lost vs none; h_wait: share of blocking time the holders spent runnable "
-		       "but waiting for a CPU;\ngrants/expired: fast tracks granted / ended by the "
-		       "budget. Simulated: see include/superpass/sim.h for the model.\n");
+		printf("\nblocking: a critical thread's wait from lock request to acquisition; p50_ms, "
+		       "p99_ms, p99.9_ms, max_ms:\ntheir percentiles and longest; frames: the "
+		       "critical threads' timer periods; janky: those reached\nlate (rt-app slack "
+		       "< 0); hog_lost: background work lost vs none; cpu_s: simulated CPU time "
+		       "used;\ngrants/expired: fast tracks granted / ended by the budget; h_wait: "
+		       "share of blocking time the\nholders spent runnable but waiting for a CPU. "
+		       "Simulated: see include/superpass/sim.h for the model.\n");
 	} else {
 		rc = 0;
 		for (int i = 0; i < o.nr_sweep && !rc; i++) {
