@@ -142,6 +142,22 @@ done
 grep -q '^LD_PRELOAD=\(.*:\)\?/lib/x86_64-linux-gnu/libm.so.6:.*libsuperpass-preload.so$' "$tmp/out" ||
 	{ cli_fail "LD_PRELOAD not kept, or no interposer:"; grep LD_PRELOAD "$tmp/out"; }
 
+# The examples run as their comments say, without an error.
+ex=$build/examples
+if [ -x "$ex/example_interposer" ]; then
+	expect_rc 0 "example_interposer" "$sp" run -c render -- "$ex/example_interposer"
+	grep -q "^render: worst wait for its locks" "$tmp/out" || cli_fail "example_interposer: no result"
+	grep -q "^    blockings [1-9]" "$tmp/err" || { cli_fail "example_interposer: no blocking seen:"; cat "$tmp/err"; }
+	! grep -q "warning" "$tmp/err" || { cli_fail "example_interposer: warned:"; cat "$tmp/err"; }
+	expect_rc 0 "example_runtime" "$ex/example_runtime"
+	grep -q '"blockings": ' "$tmp/out" || cli_fail "example_runtime: no statistics JSON on stdout"
+	[ ! -s "$tmp/err" ] || { cli_fail "example_runtime: stderr not empty:"; cat "$tmp/err"; }
+	expect_rc 0 "sp_policy_demo" "$ex/sp_policy_demo"
+	[ ! -s "$tmp/err" ] || { cli_fail "sp_policy_demo: stderr not empty:"; cat "$tmp/err"; }
+else
+	echo "note: no examples in $ex (SUPERPASS_EXAMPLES off?)"
+fi
+
 # Installed: the copy in PREFIX/bin uses PREFIX/LIBDIR's interposer.
 if [ "$libdir" = lib ]; then
 	cmake --install "$build" --prefix "$tmp/inst" >/dev/null
