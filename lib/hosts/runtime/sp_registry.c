@@ -230,6 +230,19 @@ int sp_rt_have_critical_names(void)
 	return sp_reg.have_names;
 }
 
+/* A thread renamed after it registered: its new name is seen too (the
+ * lock only when the name changed). */
+static void sp_reg_note_seen(struct sp_rt_thread *t, const char *name)
+{
+	if (!name[0] || !strncmp(t->seen_name, name, sizeof(t->seen_name)))
+		return;
+	memcpy(t->seen_name, name, sizeof(t->seen_name));
+	sp_rt_lock(&sp_reg.lock);
+	if (!sp_reg_add_name(sp_reg.seen, &sp_reg.nr_seen, name))
+		sp_reg.seen_more++;
+	sp_rt_unlock(&sp_reg.lock);
+}
+
 /* Which critical name made the thread critical, for the statistics. */
 static void sp_reg_note_matched(sp_tid_t tid, const char *name)
 {
@@ -261,6 +274,7 @@ void sp_rt_thread_check_name(struct sp_core *core)
 	if (!sp_reg.have_names)
 		return;
 	prctl(PR_GET_NAME, name, 0, 0, 0);
+	sp_reg_note_seen(t, name);
 	m = sp_reg_name_matches(t->tid, name);
 	if (m >= 0 && m != t->critical) {
 		t->critical = m;
@@ -290,6 +304,7 @@ sp_tid_t sp_rt_thread_slow(struct sp_core *core)
 		pthread_setspecific(sp_reg.key, (void *)1);
 	prctl(PR_GET_NAME, name, 0, 0, 0);
 	sp_rt_registry_note(t->tid, name, 0);
+	memcpy(t->seen_name, name, sizeof(t->seen_name));
 	sp_rt_thread_check_name(core);
 	sp_rt_leave();
 	return t->tid;

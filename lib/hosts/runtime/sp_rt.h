@@ -79,6 +79,7 @@ struct sp_rt_thread {
 	uint32_t direct_worker; /* bit i: direct[i] is the worker's, after our raise */
 	int direct_n;       /* fast tracks this thread applies itself (sp_wk_fast_track) */
 	sp_tid_t direct[SP_RT_DIRECT_MAX];
+	char seen_name[16]; /* the name last added to the registry's names seen */
 };
 extern SP_TLS struct sp_rt_thread sp_rt_self_state;
 
