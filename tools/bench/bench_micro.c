@@ -275,7 +275,7 @@ int bench_micro_main(int argc, char **argv_full)
 			       "ns per uncontended lock+unlock: glibc, superpass's own locks, and glibc's\n"
 			       "under the interposer.\n"
 			       "\n"
-			       "      --iters N         iterations per round\n"
+			       "      --iters N         iterations per round (default 1000000)\n"
 			       SP_CLI_HELP_QUIET
 			       "  -h, --help\n"
 			       "\n"
