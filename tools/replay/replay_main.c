@@ -88,6 +88,9 @@ static void usage(FILE *f)
 		SP_CLI_HELP_QUIET
 		"  -h, --help\n"
 		"\n"
+		"A --critical name or --tid that selects none of the replayed threads is warned\n"
+		"of, with the threads replayed; when none selects one, nothing is replayed.\n"
+		"\n"
 		"Exit status: 0 success, 1 a runtime failure (an output failed, memory or\n"
 		"TMPDIR ran out), 2 bad usage or bad input (an unusable trace).\n",
 		RP_DEFAULT_RUNS, (unsigned long long)(RP_BOOST_LATENCY_NS / 1000));
@@ -314,6 +317,7 @@ int replay_main(int argc, char **argv)
 		status = c == -ENOMEM || c == -ENOSPC || c == -EDQUOT ? 1 : 2; /* the machine ran out */
 		goto out;
 	}
+	rp_check_selection(r, o.critical_comms, o.critical_tids, nt);
 	if (wl && write_text(wl, sp_replay_json(r)))
 		status = 1;
 	if (events && !(evf = sp_cli_output_open(events))) {
