@@ -3,6 +3,10 @@
  * An ordinary pthread program that knows nothing of superpass. Run it under
  * the interposer and name its critical thread:
  *
+ *   superpass run -c render -- ./example_interposer
+ *
+ * or, by hand, with the settings `superpass run` makes:
+ *
  *   LD_PRELOAD=libsuperpass-preload.so SUPERPASS_CRITICAL=render \
  *   SUPERPASS_STATS=/tmp/stats.json ./example_interposer
  *

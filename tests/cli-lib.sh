@@ -66,6 +66,27 @@ cli_expect_output() {
 	echo "ok: $* -> $rc"
 }
 
+# cli_expect_conventions WHO RC NEEDS CMD...: the conventions every
+# subcommand keeps for a bad option (CMD followed by it): an unknown short
+# option, an unknown long option with a value, and a known option without
+# its value (NEEDS, unless empty) each print one line "WHO: ..." naming
+# it, and exit RC (2; `superpass run`: 125). --help says -q and the exit
+# statuses in the words every subcommand uses.
+cli_expect_conventions() {
+	cli_who=$1 cli_rc=$2 NEEDS=$3
+	shift 3
+	cli_expect_output "$cli_rc" "^$cli_who: unknown option '-Z' (see $cli_who --help)\$" \
+		"$@" -Z || :
+	cli_expect_output "$cli_rc" "^$cli_who: unknown option '--no-such-option' (see" \
+		"$@" --no-such-option=1 || :
+	if [ -n "${NEEDS:-}" ]; then
+		cli_expect_output "$cli_rc" "^$cli_who: option '$NEEDS' needs a value" "$@" "$NEEDS" || :
+	fi
+	cli_expect_output 0 "^Exit status: " "$@" --help || :
+	cli_expect_output 0 "^  -q, --quiet           no progress and no notes on stderr" \
+		"$@" --help || :
+}
+
 # cli_done NAME: the verdict line, and the exit status of the script.
 cli_done() {
 	[ "$fail" -eq 0 ] && echo "$1: all passed"

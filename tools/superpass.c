@@ -10,6 +10,7 @@
 #include "kmod/kmod.h"
 #include "run/run.h"
 #include "superpass/version.h"
+#include "common/sp_cli_msg.h"
 
 int bench_main(int argc, char **argv, int full_argc, char **full_argv);
 
@@ -28,7 +29,15 @@ static void usage(FILE *f)
 		   "       superpass replay TRACE [--critical COMMS] [--policies LIST] [--workload F]\n"
 		   "                                 what each policy would have done in that trace\n"
 		   "       superpass kmod COMMAND        drive superpass.ko: status, mark, unmark, list,\n"
-		   "                                 stats, config (superpass kmod --help)\n");
+		   "                                 stats, config (superpass kmod --help)\n"
+		   "\n"
+		   "Every command: -q, --quiet for no progress and no notes on stderr (results,\n"
+		   "warnings and errors are still printed); \"-\" is standard output for every\n"
+		   "file an option names; errors and warnings start with \"superpass CMD:\".\n"
+		   "\n"
+		   SP_CLI_HELP_EXIT
+		   "superpass run exits with CMD's status, and 125 (superpass failed), 126 (CMD\n"
+		   "cannot be run) or 127 (CMD not found) as nice(1) does.\n");
 }
 
 static const char *const sp_commands[] = {
@@ -91,7 +100,6 @@ int main(int argc, char **argv)
 		return replay_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "kmod"))
 		return kmod_main(argc - 1, argv + 1);
-	fprintf(stderr, "superpass: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "superpass: unknown command '%s' (see superpass --help)\n", argv[1]);
 	return 2;
 }

@@ -44,6 +44,8 @@ expect_reject "--seed wants an integer in [0, 2147483647], got '9999999999999999
 expect_reject "--duration wants seconds in (0, 3600], got 'nan'" -d nan
 expect_reject "--duration wants seconds in (0, 3600], got '2s'" -d 2s
 expect_reject "unknown option" --no-such-option
+cli_expect_conventions "superpass bench" 2 --json "$sp" bench
+cli_expect_conventions "superpass bench micro" 2 --iters "$sp" bench micro
 
 # A writable --json is accepted by the parser (checked with --help, which
 # stops after parsing), and --help names every long option.
@@ -83,4 +85,32 @@ else
 	cli_fail "a 0.2 s rwlock run failed:"
 	cat "$tmp/err"
 fi
+# The table has the same columns whatever --repeat is, and the legend
+# explains each of them; -q: nothing on stderr (no progress, no notes), and
+# no progress either without -q when stderr is not a terminal.
+for r in 1 2; do
+	if "$sp" bench -s mutex -p none,superpass -d 0.1 -r $r >"$tmp/t$r" 2>"$tmp/e$r"; then
+		grep '^policy ' "$tmp/t$r" | tr -s ' ' >"$tmp/h$r"
+	else
+		cli_fail "bench -r $r failed:"
+		cat "$tmp/e$r"
+	fi
+done
+if [ -s "$tmp/h1" ] && cmp -s "$tmp/h1" "$tmp/h2"; then
+	echo "ok: the same columns with -r 1 and -r 2"
+else
+	cli_fail "the columns differ with -r: '$(cat "$tmp/h1")' and '$(cat "$tmp/h2")'"
+fi
+legend=$(sed -n '/^blocking: /,$p' "$tmp/t2")
+for c in $(cat "$tmp/h1"); do
+	[ "$c" = policy ] && continue
+	case $legend in *"${c%s}"*) ;; *) cli_fail "the legend does not explain column $c" ;; esac
+done
+for r in 1 2; do
+	! grep -q "$(printf '\r')" "$tmp/e$r" || cli_fail "-r $r: progress (\\r) written to a stderr that is no terminal"
+done
+"$sp" bench -q -s mutex -p none -d 0.1 -r 1 >"$tmp/t3" 2>"$tmp/e3" || cli_fail "bench -q failed"
+[ ! -s "$tmp/e3" ] || [ "$(grep -vc 'warning: no CAP_SYS_NICE' "$tmp/e3")" = 0 ] ||
+	{ cli_fail "-q: stderr has more than warnings:"; cat "$tmp/e3"; }
+grep -q '^none ' "$tmp/t3" || cli_fail "-q: no table"
 cli_done bench_cli

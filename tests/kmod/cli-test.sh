@@ -53,9 +53,9 @@ else
 fi
 
 # Usage errors (exit 2), before anything is touched.
-expect no_command 2 'usage:' "$SP" kmod
+expect no_command 2 '^superpass kmod: which command' "$SP" kmod
 expect unknown_command 2 "unknown command 'frob'" "$SP" kmod frob
-expect unknown_option 2 "unknown option '--frob'" "$SP" kmod --frob status
+expect unknown_option 2 "^superpass kmod: unknown option '--frob'" "$SP" kmod --frob status
 expect mark_nothing 2 'at least one TID' "$SP" kmod "${none[@]}" mark
 expect mark_not_number 2 "'12ab' is not a tid" "$SP" kmod "${none[@]}" mark 12ab
 expect mark_zero 2 "'0' is not a tid" "$SP" kmod "${none[@]}" mark 0

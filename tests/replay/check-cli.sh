@@ -24,6 +24,16 @@ tr=$(tr -d ' \n' < "$tmp/r.json" | grep -o '"trace":{[^}]*}') || fail "--json ha
 echo "$tr" | grep -q "\"blockings\":$tb," || fail "--json trace: blockings not $tb: $tr"
 echo "$tr" | grep -q "\"janky\":$tj}" || fail "--json trace: janky not $tj: $tr"
 "$sp" sim "$tmp/w.json" -p none -q > "$tmp/sim" || fail "superpass sim refused the --workload file"
+cli_expect_conventions "superpass replay" 2 --json "$sp" replay "$fx/lockpair-record.trace.gz"
+# a --critical name or --tid that selects nothing is warned of, with the
+# replayed threads; one that selects a thread is not
+cli_expect_output 0 "^superpass replay: warning: --critical nosuch: no replayed thread has it; the replayed threads: .*waiter" \
+	"$sp" replay "$fx/lockpair-record.trace.gz" --critical nosuch,wait* -p none || :
+cli_expect_output 0 "^superpass replay: warning: --tid 2147483647: no replayed thread" \
+	"$sp" replay "$fx/lockpair-record.trace.gz" --critical waiter --tid 2147483647 -p none || :
+cli_run "$sp" replay "$fx/lockpair-record.trace.gz" --critical waiter -p none
+! grep -q warning "$tmp/err" || cli_fail "a selection that matched warned: $(cat "$tmp/err")"
+[ "$fail" = 0 ] || exit 1
 
 # --runs: the self-check's median with the runs' least and most, each
 # policy's row its run of median P99.9, every run's figures in --json, and

@@ -38,8 +38,9 @@ bad "--k wants an integer in [1, 64], got ' 4'" -c main --k ' 4' -- true
 bad "--prio wants an integer in [1, 98], got '99'" -c main --prio 99 -- true
 bad "--budget-us wants an integer in [0, 10000000], got 'x'" -c main --budget-us x -- true
 bad "--mode 'turbo'" -c main --mode turbo -- true
+cli_expect_conventions "superpass run" 125 --stats "$sp" run
 bad "unknown option '--frobnicate'" -c main --frobnicate -- true
-bad "--k needs a value" -c main --k
+bad "superpass run: option '--k' needs a value" -c main --k
 bad "\"%p\" may appear once" -c main --stats "$tmp/%p/x.json" -- true
 SUPERPASS_PRELOAD=/nonexistent.so expect_rc 125 "missing library" "$sp" run -c main -- true
 expect_err "libsuperpass-preload.so not found" "missing library"
@@ -55,8 +56,27 @@ expect_rc 3 "exit 3" "$sp" run -c main -- /bin/sh -c 'exit 3'
 expect_err "exited with status 3" "exit 3"
 expect_rc 143 "SIGTERM" "$sp" run -c main -- /bin/sh -c 'kill -TERM $$'
 expect_err "killed by signal 15" "SIGTERM"
-expect_rc 0 "-q" "$sp" run -q -c main -- /bin/sh -c 'exit 0'
-[ ! -s "$tmp/err" ] || { cli_fail "-q printed a summary"; cat "$tmp/err"; }
+
+# Nothing seen is said, -q or not, with the reasons: no statistics at all
+# (sh writes none), a -c name no thread had (with the names seen), and
+# critical threads that ran without one lock wait.
+expect_rc 0 "no statistics" "$sp" run -q -c main -- /bin/sh -c 'exit 0'
+expect_err "superpass run: warning: no statistics came back from /bin/sh" "no statistics"
+expect_err "statically linked" "no statistics"
+expect_err "superpass kmod" "no statistics"
+! grep -q "exited with status" "$tmp/err" || cli_fail "-q: the note of the exit status printed"
+expect_rc 0 "unmatched -c" "$sp" run -c main,no-such-thread -- "$probe" contend 20000 none
+expect_err "superpass run: warning: -c no-such-thread: no thread of $probe that took a pthread lock had that name; the names seen: " "unmatched -c"
+expect_err "holder" "unmatched -c"
+! grep -q "warning: -c main" "$tmp/err" || cli_fail "unmatched -c: main warned of, but it matched"
+! grep -q "no lock wait" "$tmp/err" || cli_fail "unmatched -c: a wait was seen, said it was not"
+expect_rc 0 "no wait seen" "$sp" run -q -c main -- "$probe" threads
+expect_err "superpass run: warning: the critical threads ran but no lock wait of theirs was seen" "no wait seen"
+expect_err "C11 mtx_t, GLib GMutex, Rust or Go locks" "no wait seen"
+expect_err "Go's os.Exit" "no wait seen"
+expect_err "superpass kmod" "no wait seen"
+expect_err "blockings 0" "no wait seen"
+! grep -q "warning: -c" "$tmp/err" || cli_fail "no wait seen: -c main warned of, but it matched"
 
 # A real critical blocking: the probe's main thread waits for a nice 19
 # holder. The summary has its count, percentiles and the fast track. A file
@@ -121,6 +141,22 @@ done
 # (a sanitized build puts its sanitizer runtime first)
 grep -q '^LD_PRELOAD=\(.*:\)\?/lib/x86_64-linux-gnu/libm.so.6:.*libsuperpass-preload\.so\.[0-9][0-9]*$' "$tmp/out" ||
 	{ cli_fail "LD_PRELOAD not kept, or no interposer:"; grep LD_PRELOAD "$tmp/out"; }
+
+# The examples run as their comments say, without an error.
+ex=$build/examples
+if [ -x "$ex/example_interposer" ]; then
+	expect_rc 0 "example_interposer" "$sp" run -c render -- "$ex/example_interposer"
+	grep -q "^render: worst wait for its locks" "$tmp/out" || cli_fail "example_interposer: no result"
+	grep -q "^    blockings [1-9]" "$tmp/err" || { cli_fail "example_interposer: no blocking seen:"; cat "$tmp/err"; }
+	! grep -q "warning" "$tmp/err" || { cli_fail "example_interposer: warned:"; cat "$tmp/err"; }
+	expect_rc 0 "example_runtime" "$ex/example_runtime"
+	grep -q '"blockings": ' "$tmp/out" || cli_fail "example_runtime: no statistics JSON on stdout"
+	[ ! -s "$tmp/err" ] || { cli_fail "example_runtime: stderr not empty:"; cat "$tmp/err"; }
+	expect_rc 0 "sp_policy_demo" "$ex/sp_policy_demo"
+	[ ! -s "$tmp/err" ] || { cli_fail "sp_policy_demo: stderr not empty:"; cat "$tmp/err"; }
+else
+	echo "note: no examples in $ex (SUPERPASS_EXAMPLES off?)"
+fi
 
 # Installed: the copy in PREFIX/bin uses PREFIX/LIBDIR's interposer.
 if [ "$libdir" = lib ]; then

@@ -29,6 +29,17 @@ done
 	--svg "$tmp/sweep.svg" >"$tmp/sweep.txt" || cli_fail "sweep"
 grep -q 'against k' "$tmp/sweep.txt" || cli_fail "sweep table"
 
+cli_expect_conventions "superpass sim" 2 --json "$sp" sim "$wl/mutex.json"
+# without -q, on a stderr that is no terminal: no progress; the legend
+# explains every column of the table
+"$sp" sim "$wl/mutex.json" --duration 0.1 >"$tmp/t" 2>"$tmp/e" || cli_fail "sim without -q"
+! grep -q "$(printf '\r')" "$tmp/e" || cli_fail "progress (\\r) written to a stderr that is no terminal"
+legend=$(sed -n '/^blocking: /,$p' "$tmp/t")
+for c in $(grep '^policy ' "$tmp/t"); do
+	[ "$c" = policy ] && continue
+	case $legend in *"${c%s}"*) ;; *) cli_fail "the legend does not explain column $c" ;; esac
+done
+
 for f in "$bad"/*.json; do
 	n=$(basename "$f" .json)
 	want=$(cat "$bad/$n.expect")

@@ -33,6 +33,27 @@ expect 2 "expands past 4 MiB.*gunzip -k" env SUPERPASS_TRACE_GZ_MAX_MIB=4 \
 expect 2 "SUPERPASS_TRACE_GZ_MAX_MIB wants MiB.*got '0'" env SUPERPASS_TRACE_GZ_MAX_MIB=0 \
 	"$sp" analyze "$tmp/bomb.dat.gz"
 expect 2 "which trace" "$sp" analyze
+# a text file that is no trace at all: said so, with how many lines
+printf 'root:x:0:0:root:/root:/bin/bash\nbin:x:1:1:bin:/bin:/usr/sbin/nologin\n' > "$tmp/passwd"
+expect 2 "^superpass analyze: .*passwd: not a trace: 2 of 2 lines unparsable" \
+	"$sp" analyze "$tmp/passwd"
+# the convention of every subcommand: prefix, exit 2, getopt's messages ours
+expect 2 "^superpass analyze: unknown option '-x'" "$sp" analyze -x "$tmp/passwd"
+expect 2 "^superpass analyze: unknown option '--foo'" "$sp" analyze --foo=1 "$tmp/passwd"
+expect 2 "^superpass analyze: option '--json' needs a value" "$sp" analyze "$tmp/passwd" --json
+# a selection that matches nothing is warned of, with the names seen
+expect 0 "^superpass analyze: warning: --critical nosuch: no thread.*waiter" \
+	"$sp" analyze "$fx/lockpair-record.trace.gz" --critical nosuch,waiter
+expect 0 "^superpass analyze: warning: --tid 2147483647: no thread" \
+	"$sp" analyze "$fx/lockpair-record.trace.gz" --tid 2147483647
+cli_run "$sp" analyze "$fx/lockpair-record.trace.gz" --critical waiter
+! grep -q warning "$tmp/err" || cli_fail "a selection that matched warned: $(cat "$tmp/err")"
+# --no-summary: nothing on stdout; -q keeps the results
+cli_run "$sp" analyze "$fx/lockpair-record.trace.gz" --critical waiter --no-summary
+[ "$rc" = 0 ] && [ ! -s "$tmp/out" ] || cli_fail "--no-summary: exit $rc, stdout $(wc -c <"$tmp/out") bytes"
+expect 0 "waiter (tid" "$sp" analyze "$fx/lockpair-record.trace.gz" --critical waiter -q
+cli_expect_conventions "superpass analyze" 2 --json "$sp" analyze "$fx/lockpair-record.trace.gz"
+cli_expect_conventions "superpass record" 2 --output "$sp" record
 expect 0 "usage: superpass analyze" "$sp" analyze --help
 expect 2 "give a command" "$sp" record
 exit "$fail"

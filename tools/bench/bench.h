@@ -106,13 +106,13 @@ int bench_child_main(const struct bench_opts *o);
 
 /* bench_report.c */
 void bench_print_header(FILE *f, const struct bench_opts *o, enum bench_scenario sc);
-void bench_print_row(FILE *f, const struct bench_result *r, const struct bench_result *none);
-void bench_print_summary(FILE *f, const struct bench_result *rs, int n, enum bench_scenario sc);
 /* A line on the host's steal time during @n runs, if it took any. */
 void bench_print_steal(FILE *f, const struct bench_result *rs, int n);
-/* @rs: @reps passes over the same @rows rows (rs[rep * rows + row]). */
-void bench_print_repeats(FILE *f, const struct bench_opts *o, const struct bench_result *rs,
-			 int rows, int reps);
+/* @rs: @reps passes over the same @rows rows (rs[rep * rows + row]), at
+ * most PO_NR * BENCH_MAX_K rows: the same columns for any @reps, and a
+ * line per policy against `none`. */
+void bench_print_table(FILE *f, const struct bench_opts *o, const struct bench_result *rs,
+		       int rows, int reps);
 int bench_write_json(const char *path, const struct bench_opts *o, const struct bench_result *rs,
 		     int n);
 

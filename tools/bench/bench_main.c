@@ -9,6 +9,7 @@
 #include <superpass/runtime.h>
 
 #include "bench.h"
+#include "sp_cli_msg.h"
 
 int bench_main(int argc, char **argv, int full_argc, char **full_argv);
 
@@ -70,6 +71,7 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 	struct bench_opts o;
 	struct bench_result *rs;
 	int total = 0, n = 0, done = 0, rc;
+	bool progress;
 
 	rc = bench_parse(argc, argv, &o);
 	if (rc)
@@ -86,6 +88,7 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 		fprintf(stderr, "superpass bench: warning: no CAP_SYS_NICE (run as root): the critical "
 				"thread cannot get nice %d, rt-ui cannot use SCHED_FIFO and the fast "
 				"track falls back; the figures will not show the effect.\n", o.ui_nice);
+	progress = sp_cli_progress(o.quiet);
 	if (!o.quiet)
 		fprintf(stderr, "superpass bench: %d runs of %.1f s on %ld CPUs (about %.0f s)\n",
 			total, o.duration_s, sysconf(_SC_NPROCESSORS_ONLN),
@@ -109,40 +112,31 @@ int bench_main(int argc, char **argv, int full_argc, char **full_argv)
 				for (int ki = 0; ki < nk; ki++) {
 					uint32_t k = k_of(&o, sc, po, ki);
 
-					if (!o.quiet)
+					if (progress)
 						fprintf(stderr, "\r[%2d/%d] %-7s %-22s", ++done, total,
 							bench_scenario_name[sc], bench_policy_name[po]);
 					run_row(&o, full_argc, full_argv, sc, po, k, rep, &rs[n++]);
 				}
 			}
 		}
-		if (!o.quiet)
+		if (progress)
 			fprintf(stderr, "\r%60s\r", "");
 		bench_print_header(stdout, &o, sc);
-		if (o.repeat == 1) {
-			const struct bench_result *none = NULL;
-
-			for (int j = first; j < n; j++)
-				if (rs[j].policy == PO_NONE)
-					none = &rs[j];
-			for (int i = first; i < n; i++)
-				bench_print_row(stdout, &rs[i], none);
-			bench_print_summary(stdout, rs + first, n - first, sc);
-		} else {
-			bench_print_repeats(stdout, &o, rs + first, rows, o.repeat);
-		}
+		bench_print_table(stdout, &o, rs + first, rows, o.repeat);
 		bench_print_steal(stdout, rs + first, n - first);
 		fflush(stdout);
 	}
-	printf("\nblocking: critical thread's wait from lock request to acquisition; janky: 8.33 ms "
-	       "deadlines passed before the frame's work was done;\nhog_lost: background work lost vs none; "
-	       "h_wait: share of blocking time the holders spent runnable but waiting for a CPU\n"
-	       "(/proc/self/task/TID/schedstat); grants/expired: fast tracks granted / ended by the "
-	       "budget;\nboost_us: from a critical wait to a holder running in SCHED_FIFO (P50/P99); "
-	       "rt_cpu: the runtime's worker thread's CPU time\nas a share of all CPUs' time.\n");
+	printf("\nblocking: the critical thread's wait from lock request to acquisition; p50_ms, "
+	       "p99_ms, p99.9_ms, max_ms:\nits percentiles and longest (P99.9 of fewer than 1000 "
+	       "blockings is the longest); janky: 8.33 ms\ndeadlines passed before the frame's "
+	       "work was done; hog_lost: background work lost vs none; h_wait: share\nof blocking "
+	       "time the holders spent runnable but waiting for a CPU (/proc/self/task/TID/"
+	       "schedstat);\ngrants/expired: fast tracks granted / ended by the budget; rt_cpu: "
+	       "the runtime's worker thread's CPU\ntime as a share of all CPUs' time; boost_us: "
+	       "from a critical wait to a holder running in SCHED_FIFO\n(P50/P99).\n");
 	if (o.repeat > 1)
-		printf("With --repeat: median (min-max) over the runs; P99.9 of fewer than 1000 "
-		       "blockings is the maximum\n(\"max of N\" gives the blockings behind it).\n");
+		printf("Each figure is the median over the %d runs of its row; P99.9, janky and "
+		       "hog_lost give the least\nand most in parentheses.\n", o.repeat);
 	if (o.json_path && bench_write_json(o.json_path, &o, rs, n) != 0) {
 		fprintf(stderr, "superpass bench: cannot write %s\n", o.json_path);
 		free(rs);

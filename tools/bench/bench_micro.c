@@ -25,8 +25,11 @@
 #include <superpass/runtime.h>
 
 #include "bench.h"
+#include "sp_cli_msg.h"
 #include "sp_cli_parse.h"
 #include "sp_cli_preload.h"
+
+#define MICRO_CMD "superpass bench micro"
 
 #define ROUNDS 15
 #define NLOOPS 4
@@ -233,6 +236,7 @@ int bench_micro_main(int argc, char **argv_full)
 	static const struct option lo[] = {
 		{ "iters", required_argument, NULL, 'n' },
 		{ "internal-child", no_argument, NULL, 'c' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -246,35 +250,46 @@ int bench_micro_main(int argc, char **argv_full)
 	};
 	double pre[NLOOPS];
 	int child = 0, c, have_pre;
+	bool quiet = false;
 	char **argv = argv_full + 2; /* after "superpass bench" */
 
 	argc -= 2;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 		{
 			int64_t v;
 
-			if (sp_cli_int("superpass bench micro", "--iters", optarg, 1, LONG_MAX, &v))
-				return 2;
+			if (sp_cli_int(MICRO_CMD, "--iters", optarg, 1, LONG_MAX, &v))
+				return SP_EXIT_USAGE;
 			iters = (long)v;
 			break;
 		}
 		case 'c': child = 1; break;
+		case 'q': quiet = true; break;
 		case 'h':
-			printf("usage: superpass bench micro [--iters N]\n");
-			return 0;
+			printf("usage: superpass bench micro [options]\n"
+			       "\n"
+			       "ns per uncontended lock+unlock: glibc, superpass's own locks, and glibc's\n"
+			       "under the interposer.\n"
+			       "\n"
+			       "      --iters N         iterations per round (default 1000000)\n"
+			       SP_CLI_HELP_QUIET
+			       "  -h, --help\n"
+			       "\n"
+			       SP_CLI_HELP_EXIT);
+			return SP_EXIT_OK;
 		default:
-			fprintf(stderr, "superpass bench micro: unknown option '%s'\n",
-				argv[optind - 1]);
-			return 2;
+			sp_cli_bad_option(MICRO_CMD, c, argv);
+			return SP_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "superpass bench micro: unexpected argument '%s'\n", argv[optind]);
-		return 2;
+		sp_cli_error(MICRO_CMD, "unexpected argument '%s' (see " MICRO_CMD " --help)",
+			     argv[optind]);
+		return SP_EXIT_USAGE;
 	}
 	if (child)
 		return micro_child();
@@ -288,7 +303,8 @@ int bench_micro_main(int argc, char **argv_full)
 	row("glibc pthread_rwlock (read)", l[2].best, l[2].best);
 	row("sp_rwlock_t (read)", l[3].best, l[2].best);
 	if (!have_pre) {
-		printf("(interposer not found: set SUPERPASS_PRELOAD)\n");
+		if (!quiet)
+			printf("(interposer not found: set SUPERPASS_PRELOAD)\n");
 		return 0;
 	}
 	printf("under the interposer (glibc measured in the same process):\n");

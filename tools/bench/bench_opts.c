@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "sp_cli_msg.h"
 #include "sp_cli_parse.h"
 #include "sp_path.h"
 
@@ -46,9 +47,11 @@ void bench_usage(FILE *f)
 		"      --prio N            SCHED_FIFO priority for fast track and rt-ui (default 1)\n"
 		"      --budget-ms N       fast-track budget per grant (default 20)\n"
 		"      --seed N            random seed (default 1)\n"
-		"      --json FILE         also write every figure as JSON\n"
-		"  -q, --quiet             no progress on stderr\n"
-		"  -h, --help\n");
+		"      --json FILE         also write every figure as JSON (- for stdout)\n"
+		SP_CLI_HELP_QUIET
+		"  -h, --help\n"
+		"\n"
+		SP_CLI_HELP_EXIT);
 }
 
 /* --json FILE must be writable before the run, not found out after it. */

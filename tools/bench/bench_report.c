@@ -50,6 +50,16 @@ static const char *label(const struct bench_result *r, char *buf, size_t cap)
 	return buf;
 }
 
+/*
+ * The table has the same columns whatever --repeat is: each cell is the
+ * median over the runs of its row, and P99.9 and janky add the least and
+ * most in parentheses when there is more than one run.
+ */
+/* The widths of the columns that carry a range with --repeat. */
+#define W999(reps) ((reps) > 1 ? 22 : 9)
+#define WJANKY(reps) ((reps) > 1 ? 13 : 6)
+#define WHOG(reps) ((reps) > 1 ? 21 : 8)
+
 void bench_print_header(FILE *f, const struct bench_opts *o, enum bench_scenario sc)
 {
 	static const char *const what[SC_NR] = {
@@ -65,15 +75,13 @@ void bench_print_header(FILE *f, const struct bench_opts *o, enum bench_scenario
 	fprintf(f, " at nice %d, %d hogs at nice %d, critical at nice %d, cs %u us, %.1f s per "
 		   "policy\n",
 		o->bg_nice, o->hogs, o->hog_nice, o->ui_nice, o->cs_us, o->duration_s);
-	if (o->repeat > 1) {
-		fprintf(f, "%d runs of each row, median (min-max)\n", o->repeat);
-		fprintf(f, "%-22s %9s %7s %-24s %-14s %-13s %-21s %6s %-13s %6s %7s\n", "policy",
-			"blockings", "p50_ms", "p99.9_ms", "behind p99.9", "janky", "hog_lost",
-			"rt_cpu", "boost_us", "grants", "expired");
-		return;
-	}
-	sp_results_print_columns(f);
-	fprintf(f, " %6s %13s\n", "rt_cpu", "boost_us");
+	if (o->repeat > 1)
+		fprintf(f, "%d runs of each row: medians, (least-most) for P99.9, janky and hog_lost\n",
+			o->repeat);
+	fprintf(f, "%-22s %9s %8s %8s %-*s %8s %-*s %-*s %6s %7s %7s %6s %s\n", "policy",
+		"blockings", "p50_ms", "p99_ms", W999(o->repeat), "p99.9_ms", "max_ms",
+		WJANKY(o->repeat), "janky", WHOG(o->repeat), "hog_lost", "h_wait", "grants",
+		"expired", "rt_cpu", "boost_us");
 }
 
 static double rt_share(const struct bench_result *r)
@@ -88,63 +96,162 @@ static bool sp_row(const struct bench_result *r)
 	return r->policy == PO_SUPERPASS || r->policy == PO_PRELOAD;
 }
 
-void bench_print_row(FILE *f, const struct bench_result *r, const struct bench_result *none)
+static int cmp_d(const void *a, const void *b)
 {
-	struct sp_results_row row;
-	char name[40];
+	double x = *(const double *)a, y = *(const double *)b;
 
-	label(r, name, sizeof(name));
-	if (r->skipped) {
-		fprintf(f, "%-22s skipped: %s\n", name, r->note);
-		return;
-	}
-	row = (struct sp_results_row){
-		.label = name,
-		.blockings = r->blockings, .p50 = r->p50, .p99 = r->p99, .p999 = r->p999,
-		.max = r->max, .frames = r->frames, .janky = r->janky,
-		.base = r == none,
-		.has_hog_lost = none && !none->skipped && none->hog_iters,
-		.cpu_s = r->cpu_s,
-		.has_grants = sp_row(r),
-		.grants = r->grants, .expiries = r->expiries,
-		.blocked_ns = r->blocked_ns, .holder_wait_ns = r->holder_wait_ns,
-	};
-	if (row.has_hog_lost)
-		row.hog_lost_pct = -sp_results_pct((double)r->hog_iters / r->seconds,
-						   (double)none->hog_iters / none->seconds);
-	sp_results_print_row(f, &row);
-	if (sp_row(r))
-		fprintf(f, " %5.2f%% %6.0f/%-6.0f", rt_share(r), (double)r->boost_p50 / 1e3,
-			(double)r->boost_p99 / 1e3);
-	else
-		fprintf(f, " %6s %13s", "-", "-");
-	if (r->note[0])
-		fprintf(f, "  (%s)", r->note);
-	fprintf(f, "\n");
+	return x < y ? -1 : x > y;
 }
 
-/* One line per policy against `none`, as the paper reports it. */
-void bench_print_summary(FILE *f, const struct bench_result *rs, int n, enum bench_scenario sc)
+/* Median, min, max of @n values (sorted in place). */
+static void mmm(double *v, int n, double *med, double *lo, double *hi)
 {
-	const struct bench_result *none = NULL;
+	qsort(v, (size_t)n, sizeof(*v), cmp_d);
+	*lo = v[0];
+	*hi = v[n - 1];
+	*med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double median(double *v, int n)
+{
+	double med, lo, hi;
+
+	mmm(v, n, &med, &lo, &hi);
+	return med;
+}
+
+/* "MED" for one value, "MED (LO-HI)" for more, left-aligned in @width. */
+static void print_mmm(FILE *f, int width, const char *fmt1, const char *fmt, double *v, int n)
+{
+	char buf[64];
+	double med, lo, hi;
+
+	mmm(v, n, &med, &lo, &hi);
+	if (n == 1)
+		snprintf(buf, sizeof(buf), fmt1, med);
+	else
+		snprintf(buf, sizeof(buf), fmt, med, lo, hi);
+	fprintf(f, " %-*s", width, buf);
+}
+
+/* The hog rate lost against `none` in each pass; -1 if unknown. */
+static double hog_lost(const struct bench_result *rs, int rows, int rep, int row)
+{
+	const struct bench_result *r = &rs[rep * rows + row], *none = NULL;
+
+	for (int j = 0; j < rows; j++)
+		if (rs[rep * rows + j].policy == PO_NONE)
+			none = &rs[rep * rows + j];
+	if (r->skipped || !none || none->skipped || !none->hog_iters)
+		return -1;
+	return -sp_results_pct((double)r->hog_iters / r->seconds,
+			       (double)none->hog_iters / none->seconds);
+}
+
+/* The medians of one row, for the summary lines against `none`. */
+struct bench_medians {
+	bool ok;
+	double p999, blockings, janky, hog_rate;
+};
+
+void bench_print_table(FILE *f, const struct bench_opts *o, const struct bench_result *rs,
+		       int rows, int reps)
+{
+	struct bench_medians md[PO_NR * BENCH_MAX_K] = { 0 };
+	const struct bench_result *none0 = NULL;
+	double v[100];
 	char name[40];
+	int n;
 
-	for (int i = 0; i < n; i++)
-		if (rs[i].scenario == sc && rs[i].policy == PO_NONE && !rs[i].skipped)
-			none = &rs[i];
-	if (!none)
-		return;
-	for (int i = 0; i < n; i++) {
-		const struct bench_result *r = &rs[i];
+	(void)o;
+	for (int row = 0; row < rows; row++) {
+		const struct bench_result *r0 = &rs[row];
 
-		if (r->scenario != sc || r == none || r->skipped)
+		label(r0, name, sizeof(name));
+#define SP_REP_COLLECT(expr)                                                  \
+	do {                                                                  \
+		n = 0;                                                        \
+		for (int rep = 0; rep < reps; rep++) {                        \
+			const struct bench_result *r = &rs[rep * rows + row]; \
+			if (!r->skipped)                                      \
+				v[n++] = (double)(expr);                      \
+		}                                                             \
+	} while (0)
+		SP_REP_COLLECT(r->blockings);
+		if (!n) {
+			fprintf(f, "%-22s skipped: %s\n", name, r0->note);
 			continue;
-		sp_results_print_vs_none(f, label(r, name, sizeof(name)),
-					 sp_results_pct((double)r->p999, (double)none->p999),
-					 sp_results_pct((double)r->blockings, (double)none->blockings),
-					 sp_results_pct((double)r->janky, (double)none->janky),
-					 sp_results_pct((double)r->hog_iters / r->seconds,
-					     (double)none->hog_iters / none->seconds));
+		}
+		fprintf(f, "%-22s", name);
+		md[row].ok = true;
+		md[row].blockings = median(v, n);
+		fprintf(f, " %9.0f", median(v, n));
+		SP_REP_COLLECT(r->p50 / 1e6);
+		fprintf(f, " %8.2f", median(v, n));
+		SP_REP_COLLECT(r->p99 / 1e6);
+		fprintf(f, " %8.2f", median(v, n));
+		SP_REP_COLLECT(r->p999 / 1e6);
+		md[row].p999 = median(v, n);
+		print_mmm(f, W999(reps), "%.2f", "%.2f (%.2f-%.2f)", v, n);
+		SP_REP_COLLECT(r->max / 1e6);
+		fprintf(f, " %8.2f", median(v, n));
+		SP_REP_COLLECT(r->janky);
+		md[row].janky = median(v, n);
+		print_mmm(f, WJANKY(reps), "%.0f", "%.0f (%.0f-%.0f)", v, n);
+		SP_REP_COLLECT(r->seconds > 0 ? (double)r->hog_iters / r->seconds : 0);
+		md[row].hog_rate = median(v, n);
+		if (r0->policy == PO_NONE) {
+			none0 = r0;
+			fprintf(f, " %-*s", WHOG(reps), "base");
+		} else {
+			n = 0;
+			for (int rep = 0; rep < reps; rep++)
+				if (hog_lost(rs, rows, rep, row) != -1)
+					v[n++] = hog_lost(rs, rows, rep, row);
+			if (n)
+				print_mmm(f, WHOG(reps), "%.1f%%", "%.1f%% (%.1f..%.1f)", v, n);
+			else
+				fprintf(f, " %-*s", WHOG(reps), "-");
+		}
+		SP_REP_COLLECT(r->blocked_ns ? 100.0 * (double)r->holder_wait_ns /
+						       (double)r->blocked_ns : 0.0);
+		fprintf(f, " %5.0f%%", median(v, n));
+		if (sp_row(r0)) {
+			char buf[40];
+			double p50;
+
+			SP_REP_COLLECT(r->grants);
+			fprintf(f, " %7.0f", median(v, n));
+			SP_REP_COLLECT(r->expiries);
+			fprintf(f, " %7.0f", median(v, n));
+			SP_REP_COLLECT(rt_share(r));
+			fprintf(f, " %5.2f%%", median(v, n));
+			SP_REP_COLLECT(r->boost_p50 / 1e3);
+			p50 = median(v, n);
+			SP_REP_COLLECT(r->boost_p99 / 1e3);
+			snprintf(buf, sizeof(buf), "%.0f/%.0f", p50, median(v, n));
+			fprintf(f, " %s", buf);
+		} else {
+			fprintf(f, " %7s %7s %6s %s", "-", "-", "-", "-");
+		}
+#undef SP_REP_COLLECT
+		if (r0->note[0])
+			fprintf(f, "  (%s)", r0->note);
+		fprintf(f, "\n");
+	}
+	/* One line per policy against `none`, as the paper reports it. */
+	if (!none0 || !md[none0 - rs].ok)
+		return;
+	for (int row = 0; row < rows; row++) {
+		const struct bench_medians *m = &md[row], *b = &md[none0 - rs];
+
+		if (!m->ok || &rs[row] == none0)
+			continue;
+		sp_results_print_vs_none(f, label(&rs[row], name, sizeof(name)),
+					 sp_results_pct(m->p999, b->p999),
+					 sp_results_pct(m->blockings, b->blockings),
+					 sp_results_pct(m->janky, b->janky),
+					 sp_results_pct(m->hog_rate, b->hog_rate));
 	}
 }
 
@@ -172,140 +279,6 @@ void bench_print_steal(FILE *f, const struct bench_result *rs, int n)
 		   "away stalls what it runs, and a run's longest wait may be the host's\n",
 		all * 1e3, 100.0 * all / cpu, worst->steal_s * 1e3,
 		label(worst, name, sizeof(name)), worst->rep + 1);
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Median, min, max of @n values (sorted in place). */
-static void mmm(double *v, int n, double *med, double *lo, double *hi)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_d);
-	*lo = v[0];
-	*hi = v[n - 1];
-	*med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static void print_mmm(FILE *f, int width, const char *fmt, double *v, int n)
-{
-	char buf[64];
-	double med, lo, hi;
-	int len;
-
-	mmm(v, n, &med, &lo, &hi);
-	len = snprintf(buf, sizeof(buf), fmt, med, lo, hi);
-	fprintf(f, " %s%*s", buf, width > len ? width - len : 0, "");
-}
-
-void bench_print_repeats(FILE *f, const struct bench_opts *o, const struct bench_result *rs,
-			 int rows, int reps)
-{
-	double v[100];
-	char name[40];
-
-	(void)o;
-	for (int row = 0; row < rows; row++) {
-		const struct bench_result *r0 = &rs[row];
-		double med, lo, hi, minb = 1e300, maxb = 0;
-		int n = 0, nmax = 0;
-
-		label(r0, name, sizeof(name));
-		if (r0->skipped) {
-			fprintf(f, "%-22s skipped: %s\n", name, r0->note);
-			continue;
-		}
-		fprintf(f, "%-22s", name);
-#define SP_REP_COLLECT(expr)                                              \
-	do {                                                              \
-		n = 0;                                                    \
-		for (int rep = 0; rep < reps; rep++) {                    \
-			const struct bench_result *r = &rs[rep * rows + row]; \
-			if (!r->skipped)                                  \
-				v[n++] = (double)(expr);                  \
-		}                                                         \
-	} while (0)
-		SP_REP_COLLECT(r->blockings);
-		if (!n) {
-			fprintf(f, " skipped: %s\n", r0->note);
-			continue;
-		}
-		mmm(v, n, &med, &lo, &hi);
-		fprintf(f, " %9.0f", med);
-		SP_REP_COLLECT(r->p50 / 1e6);
-		mmm(v, n, &med, &lo, &hi);
-		fprintf(f, " %7.2f", med);
-		SP_REP_COLLECT(r->p999 / 1e6);
-		print_mmm(f, 24, "%.2f (%.2f-%.2f)", v, n);
-		/* The blockings behind each run's P99.9: below 1000, it is the max. */
-		for (int rep = 0; rep < reps; rep++) {
-			const struct bench_result *r = &rs[rep * rows + row];
-
-			if (r->skipped)
-				continue;
-			minb = (double)r->blockings < minb ? (double)r->blockings : minb;
-			maxb = (double)r->blockings > maxb ? (double)r->blockings : maxb;
-			nmax += r->blockings < 1000;
-		}
-		{
-			char buf[40];
-
-			if (nmax == n)
-				snprintf(buf, sizeof(buf), "max of %.0f-%.0f", minb, maxb);
-			else
-				snprintf(buf, sizeof(buf), "%.0f-%.0f", minb, maxb);
-			fprintf(f, " %-14s", buf);
-		}
-		SP_REP_COLLECT(r->janky);
-		print_mmm(f, 13, "%.0f (%.0f-%.0f)", v, n);
-		if (r0->policy == PO_NONE) {
-			fprintf(f, " %-21s", "base");
-		} else {
-			n = 0;
-			for (int rep = 0; rep < reps; rep++) {
-				const struct bench_result *r = &rs[rep * rows + row], *none = NULL;
-
-				for (int j = 0; j < rows; j++)
-					if (rs[rep * rows + j].policy == PO_NONE)
-						none = &rs[rep * rows + j];
-				if (r->skipped || !none || none->skipped || !none->hog_iters)
-					continue;
-				v[n++] = -sp_results_pct((double)r->hog_iters / r->seconds,
-					      (double)none->hog_iters / none->seconds);
-			}
-			if (n)
-				print_mmm(f, 21, "%.1f%% (%.1f..%.1f)", v, n);
-			else
-				fprintf(f, " %-21s", "-");
-		}
-		if (sp_row(r0)) {
-			SP_REP_COLLECT(rt_share(r));
-			mmm(v, n, &med, &lo, &hi);
-			fprintf(f, " %5.2f%%", med);
-			SP_REP_COLLECT(r->boost_p50 / 1e3);
-			mmm(v, n, &med, &lo, &hi);
-			{
-				char buf[40];
-				double p50 = med;
-
-				SP_REP_COLLECT(r->boost_p99 / 1e3);
-				mmm(v, n, &med, &lo, &hi);
-				snprintf(buf, sizeof(buf), "%.0f/%.0f", p50, med);
-				fprintf(f, " %-13s", buf);
-			}
-			SP_REP_COLLECT(r->grants);
-			mmm(v, n, &med, &lo, &hi);
-			fprintf(f, " %6.0f", med);
-			SP_REP_COLLECT(r->expiries);
-			mmm(v, n, &med, &lo, &hi);
-			fprintf(f, " %7.0f", med);
-		}
-#undef SP_REP_COLLECT
-		fprintf(f, "\n");
-	}
 }
 
 /* "core" and "runtime": every counter of both lists, or null for the

@@ -11,11 +11,21 @@
 
 void sp_cli_bad_option(const char *cmd, int c, char *const *argv)
 {
-	if (c == ':')
-		fprintf(stderr, "%s: %s needs a value (see %s --help)\n", cmd, argv[optind - 1], cmd);
+	const char *arg = argv[optind - 1];
+	char name[64];
+
+	/* A long option as typed, without "=VALUE"; a short one by itself,
+	 * not the cluster it came in ("-qx"). */
+	if (!strncmp(arg, "--", 2))
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	else if (optopt)
+		snprintf(name, sizeof(name), "-%c", optopt);
 	else
-		fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", cmd, argv[optind - 1],
-			cmd);
+		snprintf(name, sizeof(name), "%s", arg);
+	if (c == ':')
+		fprintf(stderr, "%s: option '%s' needs a value (see %s --help)\n", cmd, name, cmd);
+	else
+		fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", cmd, name, cmd);
 }
 
 /* Digits only, as strtoull would otherwise take spaces, '+' and '-'. */

@@ -14,6 +14,9 @@
 #include <sys/utsname.h>
 
 #include "kmod.h"
+#include "sp_cli_msg.h"
+
+#define KMOD_CMD "superpass kmod"
 
 static void kmod_usage(FILE *f)
 {
@@ -40,14 +43,17 @@ static void kmod_usage(FILE *f)
 		"                      parameters (modprobe superpass KEY=N, or\n"
 		"                      insmod superpass.ko KEY=N)\n"
 		"\n"
-		"  --proc DIR          use DIR instead of /proc/superpass (a copy, for tests)\n"
-		"  -h, --help          this text\n"
+		"      --proc DIR        use DIR instead of /proc/superpass (a copy, for tests)\n"
+		SP_CLI_HELP_QUIET
+		"  -h, --help            this text\n"
 		"\n"
 		"mark, unmark and config need CAP_SYS_NICE in the initial user namespace;\n"
-		"status, list and stats do not. Exit: 0 done, 1 failed (the reason is on\n"
-		"stderr), 2 bad usage. Writing the files directly: one whole line per\n"
-		"write(2), ending in a newline (echo 1234 > /proc/superpass/critical); a\n"
-		"write without one is refused.\n");
+		"status, list and stats do not. Writing the files directly: one whole line\n"
+		"per write(2), ending in a newline (echo 1234 > /proc/superpass/critical); a\n"
+		"write without one is refused.\n"
+		"\n"
+		"Exit status: 0 success, 1 a runtime failure (the reason is on stderr; status:\n"
+		"the module is not loaded), 2 bad usage or bad input.\n");
 }
 
 static void kmod_print_file_line(const char *path, const char *label)
@@ -200,16 +206,26 @@ int kmod_main(int argc, char **argv)
 			kmod_usage(stdout);
 			return KMOD_OK;
 		}
-		if (!strcmp(argv[i], "--proc") && i + 1 < argc) {
+		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			i++; /* kmod writes no progress and no notes */
+			continue;
+		}
+		if (!strcmp(argv[i], "--proc")) {
+			if (i + 1 >= argc) {
+				sp_cli_error(KMOD_CMD, "option '--proc' needs a value (see " KMOD_CMD
+					     " --help)");
+				return KMOD_USAGE;
+			}
 			kmod_dir = argv[i + 1];
 			i += 2;
 			continue;
 		}
-		fprintf(stderr, "superpass kmod: unknown option '%s'\n", argv[i]);
-		kmod_usage(stderr);
+		sp_cli_error(KMOD_CMD, "unknown option '%.*s' (see " KMOD_CMD " --help)",
+			     (int)strcspn(argv[i], "="), argv[i]);
 		return KMOD_USAGE;
 	}
 	if (i >= argc) {
+		sp_cli_error(KMOD_CMD, "which command?");
 		kmod_usage(stderr);
 		return KMOD_USAGE;
 	}
@@ -227,7 +243,6 @@ int kmod_main(int argc, char **argv)
 		return kmod_stats_main(argc, argv);
 	if (!strcmp(argv[0], "config"))
 		return kmod_config_main(argc, argv);
-	fprintf(stderr, "superpass kmod: unknown command '%s'\n", argv[0]);
-	kmod_usage(stderr);
+	sp_cli_error(KMOD_CMD, "unknown command '%s' (see " KMOD_CMD " --help)", argv[0]);
 	return KMOD_USAGE;
 }

@@ -35,6 +35,11 @@ void rp_set_figures(const struct rp_set *set, struct sp_replay_figures *med,
 int rp_write_json(FILE *f, const struct sp_sim_result *rows, const struct rp_set *sets,
 		  int nsets, uint64_t seed, const struct sp_replay_figures *trace);
 
+/* replay_select.c: warns of each --critical pattern and --tid that no
+ * replayed thread of @r has, listing those it has. */
+void rp_check_selection(const struct sp_replay *r, const char *const *comms,
+			const int32_t *tids, int nt);
+
 /* --events (replay_events.c): @o's run (its seed) again, its simulated
  * events written to @f one a line. 0, or -errno. */
 int rp_write_events(FILE *f, const struct sp_sim_workload *w, const struct sp_sim_opts *o,

@@ -14,6 +14,7 @@
 
 #include "replay.h"
 #include "sp_cli_output.h"
+#include "sp_cli_msg.h"
 #include "sp_cli_parse.h"
 
 /*
@@ -74,7 +75,7 @@ static void usage(FILE *f)
 		"                       measured: the P50 of the bench's boost_us with\n"
 		"                       superpass-preload; 0: at once); one a critical thread's\n"
 		"                       own wait asks for acts 20 us after it, applied by the\n"
-		"                       waiter (the runtime since fa0d86e)\n"
+		"                       waiter, as the runtime does\n"
 		"      --json FILE      one record per policy (the sim's record shape: its run\n"
 		"                       of median P99.9, with every run's figures under\n"
 		"                       \"replay_runs\"), and the trace's own figures (\"trace\")\n"
@@ -84,14 +85,30 @@ static void usage(FILE *f)
 		"                       events, one a line: switch, wake, block, acquire,\n"
 		"                       release, prio (fast tracks), frame; to read beside the\n"
 		"                       trace\n"
-		"  -q, --quiet          no table on stdout\n"
+		SP_CLI_HELP_QUIET
 		"  -h, --help\n"
-		"Exit status: 0 done, 2 bad options or an unusable trace, 1 an output failed\n"
-		"or memory or TMPDIR ran out.\n",
+		"\n"
+		"A --critical name or --tid that selects none of the replayed threads is warned\n"
+		"of, with the threads replayed; when none selects one, nothing is replayed.\n"
+		"\n"
+		"Exit status: 0 success, 1 a runtime failure (an output failed, memory or\n"
+		"TMPDIR ran out), 2 bad usage or bad input (an unusable trace).\n",
 		RP_DEFAULT_RUNS, (unsigned long long)(RP_BOOST_LATENCY_NS / 1000));
 }
 
 #define RP_CMD "superpass replay"
+
+struct rp_diag {
+	const char *path;
+	const struct sp_trace_diag *d;
+};
+
+static void rp_diag_fn(FILE *f, void *ctx)
+{
+	const struct rp_diag *x = ctx;
+
+	sp_trace_diag_print(f, x->path, x->d);
+}
 
 static void ms(char *b, size_t cap, uint64_t ns)
 {
@@ -181,7 +198,6 @@ int replay_main(int argc, char **argv)
 	struct rp_set *sets = NULL;
 	unsigned policies = (1u << SP_SIM_POL_NR) - 1;
 	uint64_t seed = 1, blat = RP_BOOST_LATENCY_NS;
-	bool quiet = false;
 	int64_t v;
 	struct sp_replay_opts o;
 	struct sp_replay *r = NULL;
@@ -274,7 +290,7 @@ int replay_main(int argc, char **argv)
 			}
 			blat = (uint64_t)v * 1000;
 			break;
-		case 'q': quiet = true; break;
+		case 'q': break; /* replay writes no progress and no notes */
 		case 'h': usage(stdout); goto out;
 		default:
 			sp_cli_bad_option(RP_CMD, c, argv);
@@ -294,11 +310,14 @@ int replay_main(int argc, char **argv)
 	o.nr_critical_tids = (size_t)nt;
 	c = sp_replay_build(path, &o, &r, &d, err, sizeof(err));
 	if (c) {
-		sp_trace_diag_print(stderr, path, &d);
+		struct rp_diag x = { path, &d };
+
+		sp_cli_prefixed(RP_CMD, rp_diag_fn, &x);
 		fprintf(stderr, "superpass replay: %s\n", c == -ENOMEM ? "out of memory" : err);
 		status = c == -ENOMEM || c == -ENOSPC || c == -EDQUOT ? 1 : 2; /* the machine ran out */
 		goto out;
 	}
+	rp_check_selection(r, o.critical_comms, o.critical_tids, nt);
 	if (wl && write_text(wl, sp_replay_json(r)))
 		status = 1;
 	if (events && !(evf = sp_cli_output_open(events))) {
@@ -349,7 +368,7 @@ int replay_main(int argc, char **argv)
 			nr++;
 		}
 	}
-	if (!quiet) {
+	{
 		struct sp_replay_counts k;
 		struct sp_replay_figures tf, nf, nlo, nhi;
 		char b1[32], b2[32], b3[32];

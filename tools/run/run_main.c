@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "sp_cli_msg.h"
 #include "sp_cli_parse.h"
 #include "sp_cli_preload.h"
 
@@ -55,13 +56,19 @@ static void run_usage(FILE *f)
 		"                        process's pid; default: a temporary file). Without\n"
 		"                        %%p a wrapper that takes no lock (timeout, sh) leaves\n"
 		"                        FILE to its program\n"
-		"  -q, --quiet           no summary\n"
+		SP_CLI_HELP_QUIET
 		"  -h, --help\n"
 		"\n"
 		"The library is SUPERPASS_PRELOAD if set, else the one in ../lib next to\n"
 		"this binary (build tree or install), else the installed or build tree one\n"
-		"it was built for. An existing LD_PRELOAD is kept. Exit status 125: bad\n"
-		"option or no library; 126: CMD cannot be run; 127: CMD not found.\n");
+		"it was built for. An existing LD_PRELOAD is kept.\n"
+		"\n"
+		"A -c name that no thread had, critical threads without one lock wait seen,\n"
+		"and a command that left no statistics are warned of, with the names seen\n"
+		"and the likely reasons.\n"
+		"\n"
+		"Exit status: CMD's (128 + N if signal N killed it); 125 superpass itself\n"
+		"failed (bad usage included), 126 CMD cannot be run, 127 CMD not found.\n");
 }
 
 static int run_fail(const char *fmt, const char *arg)
@@ -191,6 +198,7 @@ int run_main(int argc, char **argv)
 	struct run_opts o;
 	int rc, status, err_pipe[2], child_errno = 0, has_p;
 	struct timespec since;
+	static struct run_seen seen;
 	pid_t pid;
 
 	rc = run_parse(argc, argv, &o);
@@ -262,24 +270,22 @@ int run_main(int argc, char **argv)
 		rc = 128 + WTERMSIG(status);
 	else
 		rc = WEXITSTATUS(status);
-	if (!o.quiet) {
-		if (WIFSIGNALED(status))
-			fprintf(stderr, "\nsuperpass run: %s (pid %d) killed by signal %d (%s)\n",
-				argv[optind], (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
-		else
-			fprintf(stderr, "\nsuperpass run: %s (pid %d) exited with status %d\n",
-				argv[optind], (int)pid, rc);
-		if (run_summary(stderr, sdir, sprefix, has_p ? ssuffix : NULL, pid, o.critical, &since,
-				false) == 0)
-			fprintf(stderr,
-				"  no statistics: %s wrote none (killed before its exit handlers "
-				"ran, _exit, or secure-execution mode)\n",
-				argv[optind]);
-	}
+	/* The summary is the result: printed with -q too, after a note of how
+	 * the command ended unless -q. */
+	if (!o.quiet && WIFSIGNALED(status))
+		fprintf(stderr, "\nsuperpass run: %s (pid %d) killed by signal %d (%s)\n",
+			argv[optind], (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (!o.quiet)
+		fprintf(stderr, "\nsuperpass run: %s (pid %d) exited with status %d\n",
+			argv[optind], (int)pid, rc);
+	memset(&seen, 0, sizeof(seen));
+	run_summary(stderr, sdir, sprefix, has_p ? ssuffix : NULL, pid, o.critical, &since, false,
+		    &seen);
+	run_seen_warn(&seen, o.critical, argv[optind]);
 out:
 	if (tmpdir[0]) {
 		/* Only our stats-<pid>.json files are in there. */
-		run_summary(NULL, sdir, sprefix, ssuffix, pid, o.critical, &since, true);
+		run_summary(NULL, sdir, sprefix, ssuffix, pid, o.critical, &since, true, NULL);
 		rmdir(tmpdir);
 	}
 	return rc;

@@ -156,7 +156,8 @@ static bool run_fresh(const char *path, const struct timespec *since)
 }
 
 int run_summary(FILE *out, const char *dir, const char *prefix, const char *suffix, pid_t top,
-		const char *critical, const struct timespec *since, bool remove)
+		const char *critical, const struct timespec *since, bool remove,
+		struct run_seen *seen)
 {
 	static struct run_proc procs[RUN_MAX_FILES];
 	int n = 0, quiet = 0, nread = 0, stale = 0;
@@ -204,6 +205,8 @@ int run_summary(FILE *out, const char *dir, const char *prefix, const char *suff
 				continue;
 			}
 			nread++;
+			if (seen)
+				run_seen_add(seen, j);
 			if (out && !sp_cli_json_u64(j, "blockings") && !run_has_alarms(j) &&
 			    pass == 1) {
 				quiet++; /* a descendant with nothing to say */

@@ -16,6 +16,7 @@
 
 #include "sim.h"
 #include "sp_cli_output.h"
+#include "sp_cli_msg.h"
 #include "sp_cli_parse.h"
 #include "sp_vec.h"
 
@@ -76,12 +77,13 @@ static void sim_usage(FILE *f)
 		"      --sweep P=LIST    P99.9 against k, holders, nice or cs_us, e.g. k=1,2,4,8\n"
 		"      --speed           simulated events per second, on stderr\n"
 		"      --check           read and check the file (and --critical), run nothing\n"
-		"  -q, --quiet           no progress on stderr\n"
+		SP_CLI_HELP_QUIET
 		"  -h, --help\n"
 		"A task that takes a lock it holds, unlocks one it does not hold or nests more\n"
 		"than %u locks is a bad workload file; a lock held when a task's program ends\n"
 		"and two tasks that take two locks in opposite orders are warned of on stderr.\n"
-		"Exit status: 0 ok, 2 bad options or workload file, 1 failure.\n",
+		"\n"
+		SP_CLI_HELP_EXIT,
 		SP_SIM_DEFAULT_CPUS, SP_SIM_DEFAULT_DURATION_NS / 1000000000ull,
 		SP_SIM_DEFAULT_SLICE_NS / 1000, SP_SIM_DEFAULT_BOOST_LATENCY_NS / 1000,
 		SP_SIM_DEFAULT_RSEQ_SLICE_NS / 1000, SP_SIM_MAX_RSEQ_SLICE_NS / 1000,
@@ -286,7 +288,7 @@ static int sim_one(const struct sim_cli *o, const struct sp_sim_workload *w,
 	so.boost_latency_ns = o->boost_latency_ns;
 	so.rseq_slice_ns = o->rseq_slice_ns;
 	so.critical = o->crit.n ? (const char *const *)o->crit.data : NULL;
-	if (!o->quiet)
+	if (sp_cli_progress(o->quiet))
 		fprintf(stderr, "\r[%2d] %-20s", b->n + 1, sp_sim_policy_name(pol));
 	t0 = sim_wall_ns();
 	rc = sp_sim_run(w, &so, r);
@@ -448,7 +450,7 @@ int sim_main(int argc, char **argv)
 		const struct sp_sim_result *none = NULL;
 
 		rc = sim_policies(&o, w, ks, nk, &b);
-		if (!o.quiet)
+		if (sp_cli_progress(o.quiet))
 			fprintf(stderr, "\r%40s\r", "");
 		if (rc) {
 			sim_run_failed(o.file, rc);
@@ -462,11 +464,13 @@ int sim_main(int argc, char **argv)
 		for (int i = 0; i < b.n; i++)
 			sp_sim_print_row(stdout, &b.rs[i], none);
 		sp_sim_print_summary(stdout, b.rs, b.n);
-		printf("\nblocking: critical thread's wait from lock request to acquisition; janky: "
-		       "timers a critical thread reached late (rt-app slack < 0);\nhog_lost: background "
-		       "work lost vs none; h_wait: share of blocking time the holders spent runnable "
-		       "but waiting for a CPU;\ngrants/expired: fast tracks granted / ended by the "
-		       "budget. Simulated: see include/superpass/sim.h for the model.\n");
+		printf("\nblocking: a critical thread's wait from lock request to acquisition; p50_ms, "
+		       "p99_ms, p99.9_ms, max_ms:\ntheir percentiles and longest; frames: the "
+		       "critical threads' timer periods; janky: those reached\nlate (rt-app slack "
+		       "< 0); hog_lost: background work lost vs none; cpu_s: simulated CPU time "
+		       "used;\ngrants/expired: fast tracks granted / ended by the budget; h_wait: "
+		       "share of blocking time the\nholders spent runnable but waiting for a CPU. "
+		       "Simulated: see include/superpass/sim.h for the model.\n");
 	} else {
 		rc = 0;
 		for (int i = 0; i < o.nr_sweep && !rc; i++) {
@@ -484,7 +488,7 @@ int sim_main(int argc, char **argv)
 				rc = sim_policies(&o, v, ks, nk, &b);
 			sp_sim_workload_destroy(v);
 		}
-		if (!o.quiet)
+		if (sp_cli_progress(o.quiet))
 			fprintf(stderr, "\r%40s\r", "");
 		if (rc) {
 			sim_run_failed(o.file, rc);

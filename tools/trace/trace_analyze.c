@@ -2,6 +2,7 @@
 /* `superpass analyze TRACE`: blocking episodes of critical threads in a trace. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include <superpass/trace.h>
 
+#include "sp_cli_msg.h"
 #include "sp_cli_output.h"
 #include "sp_cli_parse.h"
 #include "trace_cli.h"
@@ -42,16 +44,20 @@ static void usage(FILE *f)
 		"                       default the CPUs online, at most 8; the environment's\n"
 		"                       SUPERPASS_TRACE_THREADS the same); the analysis runs on\n"
 		"                       one, with the same results for any N\n"
-		"  -q, --quiet          no summary on stdout\n"
+		"      --no-summary     no summary on stdout (only the files asked for)\n"
+		SP_CLI_HELP_QUIET
 		"  -h, --help\n"
 		"\n"
 		"A gzip-compressed .dat is unpacked into an unnamed file in TMPDIR, at most\n"
 		"SUPERPASS_TRACE_GZ_MAX_MIB (default 1024) MiB of it, never into the last 5 %%\n"
 		"(at most 64 MiB) of that filesystem; compressed text is read as a stream.\n"
 		"\n"
-		"Exit status: 0 when something was analysed, 2 when nothing could be (a\n"
-		"missing, empty, binary or unreadable file, or a .dat past the limit), 1 when\n"
-		"an output failed or TMPDIR or memory ran out.\n");
+		"A --critical or --tid that selects no thread of the trace is warned of, with\n"
+		"the threads the trace has.\n"
+		"\n"
+		"Exit status: 0 success, 1 a runtime failure (an output failed, TMPDIR or\n"
+		"memory ran out), 2 bad usage or bad input (a missing, empty, binary or\n"
+		"unreadable file, not a trace, or a .dat past the limit).\n");
 }
 
 #define AN_CMD "superpass analyze"
@@ -127,9 +133,111 @@ static int out_done(const char *path, FILE *f, int c)
 	return 0;
 }
 
+struct an_diag {
+	const char *path;
+	const struct sp_trace_diag *d;
+};
+
+static void an_diag_fn(FILE *f, void *ctx)
+{
+	const struct an_diag *x = ctx;
+
+	sp_trace_diag_print(f, x->path, x->d);
+}
+
+/* The reader's diagnostics, each line under the command's prefix. */
+static void an_diag_print(const char *path, const struct sp_trace_diag *d)
+{
+	struct an_diag x = { path, d };
+
+	sp_cli_prefixed(AN_CMD, an_diag_fn, &x);
+}
+
+/* Nothing to analyse: a file of lines none of which was a trace line is
+ * not a trace, said in one line with what was expected. */
+static void an_no_events(const char *path, const struct sp_trace_diag *d)
+{
+	uint64_t bad = 0;
+	int first = -1, reasons = 0;
+
+	for (unsigned r = 0; r < SP_TRSK_NR; r++) {
+		if (r == SP_TRSK_LOST || r == SP_TRSK_OUT_OF_ORDER || !d->skipped[r])
+			continue;
+		bad += d->skipped[r];
+		reasons++;
+		if (first < 0)
+			first = (int)r;
+	}
+	if (reasons > 1) /* the line below names only the first kind */
+		an_diag_print(path, d);
+	if (!bad || d->comments) {
+		an_diag_print(path, d);
+		sp_cli_error(AN_CMD, "%s: no event to analyse (%llu lines read, %llu of them "
+			     "unparsable)", path, (unsigned long long)d->lines,
+			     (unsigned long long)bad);
+		return;
+	}
+	sp_cli_error(AN_CMD, "%s: not a trace: %llu of %llu lines unparsable (line %llu: %s; "
+		     "expected ftrace text such as \"  sp-ui-1234  [001] d..2.  5.123456: "
+		     "sched_switch: ...\", gzip'd or not, or a trace-cmd .dat)",
+		     path, (unsigned long long)bad, (unsigned long long)d->lines,
+		     (unsigned long long)d->first_line[first][0],
+		     d->first_what[first][0] ? d->first_what[first] : sp_trace_skip_name((unsigned)first));
+}
+
+/* Each --critical pattern and --tid that matched no thread of the trace:
+ * a warning listing the threads the trace has. */
+static void an_check_selection(const struct sp_trace_analysis *a, const struct sp_vec *comms,
+			       const struct sp_vec *tids)
+{
+	size_t nt = sp_trace_nr_threads(a), nseen = 0;
+	const char **seen = calloc(nt ? nt : 1, sizeof(*seen));
+	char *const *pat = comms->data;
+	const int32_t *tid = tids->data;
+
+	if (!seen)
+		return;
+	for (size_t i = 0; i < nt; i++) {
+		const char *comm = sp_trace_thread_get(a, (uint32_t)i)->comm;
+		size_t j;
+
+		for (j = 0; j < nseen && strcmp(seen[j], comm); j++)
+			;
+		if (j == nseen && comm[0])
+			seen[nseen++] = comm;
+	}
+	for (size_t p = 0; p < comms->n; p++) {
+		size_t i;
+
+		for (i = 0; i < nt && fnmatch(pat[p], sp_trace_thread_get(a, (uint32_t)i)->comm, 0);
+		     i++)
+			;
+		if (i < nt)
+			continue;
+		fprintf(stderr, AN_CMD ": warning: --critical %s: no thread of the trace has that "
+				       "name; it has: ", pat[p]);
+		sp_cli_print_names(stderr, seen, nseen);
+		fprintf(stderr, "\n");
+	}
+	for (size_t p = 0; p < tids->n; p++) {
+		size_t i;
+
+		for (i = 0; i < nt && sp_trace_thread_get(a, (uint32_t)i)->tid != tid[p]; i++)
+			;
+		if (i < nt)
+			continue;
+		fprintf(stderr, AN_CMD ": warning: --tid %d: no thread of the trace has that tid; it "
+				       "has %zu threads: ", (int)tid[p], nt);
+		sp_cli_print_names(stderr, seen, nseen);
+		fprintf(stderr, "\n");
+	}
+	free(seen);
+}
+
 int trace_analyze_main(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_CHROME, O_SVG, O_CSV, O_WORST, O_MERGE, O_MIN, O_SPIN, O_WINDOW, O_THREADS };
+	enum { O_JSON = 256, O_CHROME, O_SVG, O_CSV, O_WORST, O_MERGE, O_MIN, O_SPIN, O_WINDOW, O_THREADS,
+	       O_NO_SUMMARY };
 	static const struct option lo[] = {
 		{ "critical", required_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
@@ -143,6 +251,7 @@ int trace_analyze_main(int argc, char **argv)
 		{ "spin", no_argument, NULL, O_SPIN },
 		{ "window-s", required_argument, NULL, O_WINDOW },
 		{ "threads", required_argument, NULL, O_THREADS },
+		{ "no-summary", no_argument, NULL, O_NO_SUMMARY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -155,13 +264,14 @@ int trace_analyze_main(int argc, char **argv)
 	struct sp_trace_diag d;
 	FILE *f;
 	uint64_t v, worst = 5;
-	bool quiet = false;
+	bool no_summary = false;
 	int64_t n;
 	int c, rc = 0;
 
 	sp_trace_opts_default(&o);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:t:qh", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:t:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			if (sp_cli_str_list(AN_CMD, "--critical", optarg, 4096, &comms))
@@ -202,16 +312,20 @@ int trace_analyze_main(int argc, char **argv)
 			if (setenv("SUPERPASS_TRACE_THREADS", optarg, 1))
 				{ rc = 1; goto out; }
 			break;
-		case 'q': quiet = true; break;
+		case O_NO_SUMMARY: no_summary = true; break;
+		case 'q': break; /* analyze writes no progress and no notes */
 		case 'h': usage(stdout); goto out;
-		default: usage(stderr); { rc = 2; goto out; }
+		default:
+			sp_cli_bad_option(AN_CMD, c, argv);
+			rc = 2;
+			goto out;
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "superpass analyze: %s\n",
+		fprintf(stderr, "superpass analyze: %s (see superpass analyze --help)\n",
 			optind >= argc ? "which trace? (a file, or - for stdin)" : "one trace at a time");
-		usage(stderr);
-		{ rc = 2; goto out; }
+		rc = 2;
+		goto out;
 	}
 	path = argv[optind];
 	o.critical_comms = (const char *const *)comms.data;
@@ -239,16 +353,18 @@ int trace_analyze_main(int argc, char **argv)
 		fprintf(stderr, "superpass analyze: %s\n",
 			sp_trace_read_strerror(n, path, msg, sizeof(msg)));
 	}
-	sp_trace_diag_print(stderr, path, &d);
 	if (!d.events) {
 		if (n >= 0)
-			fprintf(stderr, "superpass analyze: %s: no event to analyse (%llu lines read)\n",
-				path, (unsigned long long)d.lines);
+			an_no_events(path, &d);
+		else
+			an_diag_print(path, &d);
 		/* the machine, not the input: no room or memory */
 		rc = n == -ENOSPC || n == -EDQUOT || n == -ENOMEM ? 1 : 2;
 		goto out;
 	}
-	if (!quiet) {
+	an_diag_print(path, &d);
+	an_check_selection(a, &comms, &tids);
+	if (!no_summary) {
 		printf("%s: %llu lines, %llu events used\n", path, (unsigned long long)d.lines,
 		       (unsigned long long)d.events);
 		sp_trace_print_summary(stdout, a, (unsigned)worst);

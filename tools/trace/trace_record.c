@@ -34,6 +34,7 @@
 #include "host_steal.h"
 #include "record_instance.h"
 #include "sp_cli_output.h"
+#include "sp_cli_msg.h"
 #include "sp_cli_parse.h"
 #include "trace_cli.h"
 
@@ -69,10 +70,13 @@ static void usage(FILE *f)
 		"      --buffer-kb N    ring buffer per CPU (default 16384)\n"
 		"      --clock NAME     trace clock (default mono: CLOCK_MONOTONIC)\n"
 		"      --no-lock        without lock:contention_begin/end\n"
-		"  -q, --quiet          no summary on stderr\n"
 		"      --cleanup        only remove the instances recorders that are gone left\n"
 		"                       behind, listing them (or \"nothing to clean\"), and exit\n"
-		"  -h, --help\n");
+		SP_CLI_HELP_QUIET
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 success, 1 a runtime failure (no tracefs, an event missing, the\n"
+		"output failed, CMD could not be run), 2 bad usage or bad input.\n");
 }
 
 struct ev {
@@ -223,7 +227,8 @@ int trace_record_main(int argc, char **argv)
 	pid_t pid = -1, wd_pid = -1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:d:qh", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:d:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o': out_path = optarg; break;
 		case 'd':
@@ -244,7 +249,7 @@ int trace_record_main(int argc, char **argv)
 		case 'q': quiet = true; break;
 		case O_CLEANUP: cleanup = true; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: sp_cli_bad_option("superpass record", c, argv); return 2;
 		}
 	}
 	if (cleanup) {
@@ -255,8 +260,8 @@ int trace_record_main(int argc, char **argv)
 		return cleanup_main();
 	}
 	if (optind >= argc && !(duration > 0)) {
-		fprintf(stderr, "superpass record: give a command (after --) or --duration\n");
-		usage(stderr);
+		fprintf(stderr, "superpass record: give a command (after --) or --duration (see "
+				"superpass record --help)\n");
 		return 2;
 	}
 	if (geteuid() != 0)
@@ -312,7 +317,7 @@ int trace_record_main(int argc, char **argv)
 				e->name, c == -ENOENT ? "not in tracefs" : "cannot enable it");
 			goto out;
 		}
-		if (c && !strcmp(e->sys, "lock") && !quiet)
+		if (c && !strcmp(e->sys, "lock"))
 			fprintf(stderr, "superpass record: warning: no %s:%s on this kernel (Linux 5.19+ "
 					"has it): kernel lock waits will not be seen\n", e->sys, e->name);
 	}
@@ -423,18 +428,19 @@ int trace_record_main(int argc, char **argv)
 	}
 	/* a command that could not be run made no trace worth analysing */
 	rc = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127 ? 1 : 0;
-	if (!quiet) {
+	{
 		unsigned long long lost = overruns(in, ncpu);
 
-		fprintf(stderr, "superpass record: %.1f MB in %s, %.1f s", (double)bytes / 1e6, out_path,
-			(double)(now_ns() - t0) / 1e9);
-		if (pid > 0) {
-			if (WIFEXITED(status))
+		if (!quiet) {
+			fprintf(stderr, "superpass record: %.1f MB in %s, %.1f s", (double)bytes / 1e6,
+				out_path, (double)(now_ns() - t0) / 1e9);
+			if (pid > 0 && WIFEXITED(status))
 				fprintf(stderr, "; %s exited with %d", argv[optind], WEXITSTATUS(status));
-			else if (WIFSIGNALED(status))
-				fprintf(stderr, "; %s was killed by signal %d", argv[optind], WTERMSIG(status));
+			else if (pid > 0 && WIFSIGNALED(status))
+				fprintf(stderr, "; %s was killed by signal %d", argv[optind],
+					WTERMSIG(status));
+			fprintf(stderr, "\n");
 		}
-		fprintf(stderr, "\n");
 		if (lost)
 			fprintf(stderr, "superpass record: warning: the kernel dropped %llu events (a "
 					"larger --buffer-kb keeps them)\n", lost);
@@ -445,8 +451,9 @@ int trace_record_main(int argc, char **argv)
 					"time from this machine during the recording: a virtual CPU taken "
 					"away shows in the trace as a thread running on, with nothing to "
 					"say it stood still\n", steal * 1e3);
-		fprintf(stderr, "next: superpass analyze %s --critical COMM[,COMM...] (or --tid TID)\n",
-			out_path);
+		if (!quiet)
+			fprintf(stderr, "next: superpass analyze %s --critical COMM[,COMM...] (or --tid "
+					"TID)\n", out_path);
 	}
 out:
 	if (out && (c = sp_cli_output_close(out)) < 0 && !rc) {

@@ -38,15 +38,50 @@ static struct {
 	int key_ok;
 	char names[SP_NAMES_MAX]; /* ",a,b," for substring matching */
 	int have_names;
+	/* names seen (kept after their threads exit) and critical names that
+	 * matched; both under the lock */
+	char seen[SP_RT_SEEN_MAX][16];
+	uint32_t nr_seen, seen_more;
+	char matched[SP_RT_SEEN_MAX][16];
+	uint32_t nr_matched;
 } sp_reg = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static pthread_once_t sp_reg_once = PTHREAD_ONCE_INIT;
+
+/* Adds @name to @set of *@n (no duplicates); false when it is full. Under
+ * the lock. */
+static bool sp_reg_add_name(char (*set)[16], uint32_t *n, const char *name)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if (!strncmp(set[i], name, 15))
+			return true;
+	if (*n >= SP_RT_SEEN_MAX)
+		return false;
+	strncpy(set[*n], name, 15);
+	set[*n][15] = 0;
+	(*n)++;
+	return true;
+}
+
+void sp_rt_registry_seen(void (*fn)(void *arg, const char *name, int matched), void *arg,
+			 uint32_t *more)
+{
+	sp_rt_lock(&sp_reg.lock);
+	for (uint32_t i = 0; i < sp_reg.nr_seen; i++)
+		fn(arg, sp_reg.seen[i], 0);
+	for (uint32_t i = 0; i < sp_reg.nr_matched; i++)
+		fn(arg, sp_reg.matched[i], 1);
+	*more = sp_reg.seen_more;
+	sp_rt_unlock(&sp_reg.lock);
+}
 
 void sp_rt_registry_note(sp_tid_t tid, const char *name, int critical)
 {
 	struct sp_reg_entry *free_e = NULL;
 
 	sp_rt_lock(&sp_reg.lock);
+	if (name && name[0] && !sp_reg_add_name(sp_reg.seen, &sp_reg.nr_seen, name))
+		sp_reg.seen_more++; /* may count a name twice: "at least" */
 	for (uint32_t i = 0; i < SP_REG_SLOTS; i++) {
 		struct sp_reg_entry *e = &sp_reg.e[i];
 
@@ -105,6 +140,8 @@ void sp_rt_registry_reset(void)
 	/* After fork: the lock may be held by a thread that no longer exists. */
 	pthread_mutex_init(&sp_reg.lock, NULL);
 	memset(sp_reg.e, 0, sizeof(sp_reg.e));
+	/* the child reports its own threads */
+	sp_reg.nr_seen = sp_reg.seen_more = sp_reg.nr_matched = 0;
 }
 
 /* Thread exit: end the task in the core (its grants are restored). */
@@ -193,6 +230,41 @@ int sp_rt_have_critical_names(void)
 	return sp_reg.have_names;
 }
 
+/* A thread renamed after it registered: its new name is seen too (the
+ * lock only when the name changed). */
+static void sp_reg_note_seen(struct sp_rt_thread *t, const char *name)
+{
+	if (!name[0] || !strncmp(t->seen_name, name, sizeof(t->seen_name)))
+		return;
+	memcpy(t->seen_name, name, sizeof(t->seen_name));
+	sp_rt_lock(&sp_reg.lock);
+	if (!sp_reg_add_name(sp_reg.seen, &sp_reg.nr_seen, name))
+		sp_reg.seen_more++;
+	sp_rt_unlock(&sp_reg.lock);
+}
+
+/* Which critical name made the thread critical, for the statistics. */
+static void sp_reg_note_matched(sp_tid_t tid, const char *name)
+{
+	char pat[20];
+	size_t n = strlen(name);
+	bool by_name = false, is_main = (pid_t)tid == getpid() && strstr(sp_reg.names, ",main,");
+
+	if (n && n <= 15) {
+		pat[0] = ',';
+		memcpy(pat + 1, name, n);
+		pat[n + 1] = ',';
+		pat[n + 2] = 0;
+		by_name = strstr(sp_reg.names, pat) != NULL;
+	}
+	sp_rt_lock(&sp_reg.lock);
+	if (by_name)
+		sp_reg_add_name(sp_reg.matched, &sp_reg.nr_matched, name);
+	if (is_main)
+		sp_reg_add_name(sp_reg.matched, &sp_reg.nr_matched, "main");
+	sp_rt_unlock(&sp_reg.lock);
+}
+
 void sp_rt_thread_check_name(struct sp_core *core)
 {
 	struct sp_rt_thread *t = &sp_rt_self_state;
@@ -202,11 +274,14 @@ void sp_rt_thread_check_name(struct sp_core *core)
 	if (!sp_reg.have_names)
 		return;
 	prctl(PR_GET_NAME, name, 0, 0, 0);
+	sp_reg_note_seen(t, name);
 	m = sp_reg_name_matches(t->tid, name);
 	if (m >= 0 && m != t->critical) {
 		t->critical = m;
 		sp_task_set_critical(core, t->tid, m);
 		sp_rt_registry_note(t->tid, name, m);
+		if (m > 0)
+			sp_reg_note_matched(t->tid, name);
 	}
 }
 
@@ -229,6 +304,7 @@ sp_tid_t sp_rt_thread_slow(struct sp_core *core)
 		pthread_setspecific(sp_reg.key, (void *)1);
 	prctl(PR_GET_NAME, name, 0, 0, 0);
 	sp_rt_registry_note(t->tid, name, 0);
+	memcpy(t->seen_name, name, sizeof(t->seen_name));
 	sp_rt_thread_check_name(core);
 	sp_rt_leave();
 	return t->tid;

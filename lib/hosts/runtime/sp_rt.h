@@ -79,6 +79,7 @@ struct sp_rt_thread {
 	uint32_t direct_worker; /* bit i: direct[i] is the worker's, after our raise */
 	int direct_n;       /* fast tracks this thread applies itself (sp_wk_fast_track) */
 	sp_tid_t direct[SP_RT_DIRECT_MAX];
+	char seen_name[16]; /* the name last added to the registry's names seen */
 };
 extern SP_TLS struct sp_rt_thread sp_rt_self_state;
 
@@ -200,6 +201,14 @@ void sp_rt_registry_reset(void);
 void sp_rt_registry_each(void (*fn)(void *arg, sp_tid_t tid, const char *name, int crit),
 			 void *arg);
 void sp_rt_registry_note(sp_tid_t tid, const char *name, int critical);
+/* For JSON: every distinct thread name this process's registry has seen,
+ * threads that exited included (at most SP_RT_SEEN_MAX; @more counts the
+ * rest), and each SUPERPASS_CRITICAL name that made a thread critical
+ * ("main" for the main thread): what `superpass run` says when a -c name
+ * matched nothing. */
+#define SP_RT_SEEN_MAX 64
+void sp_rt_registry_seen(void (*fn)(void *arg, const char *name, int matched), void *arg,
+			 uint32_t *more);
 /* Copies up to @cap registered tids to @out; returns how many. */
 uint32_t sp_rt_registry_tids(sp_tid_t *out, uint32_t cap);
 

@@ -28,6 +28,48 @@ static void sp_json_thread(void *arg, sp_tid_t tid, const char *name, int crit)
 	first = 0;
 }
 
+/* "names_seen" and "critical_names_matched": two JSON arrays of strings. */
+struct sp_json_seen {
+	FILE *f;
+	int matched; /* the list being written */
+	int first;
+};
+
+static void sp_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const char *p = s; *p; p++)
+		if (*p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+			fputc(*p, f);
+	fputc('"', f);
+}
+
+static void sp_json_seen_name(void *arg, const char *name, int matched)
+{
+	struct sp_json_seen *x = arg;
+
+	if (matched != x->matched)
+		return;
+	if (!x->first)
+		fputs(", ", x->f);
+	sp_json_str(x->f, name);
+	x->first = 0;
+}
+
+static void sp_json_seen(FILE *f)
+{
+	struct sp_json_seen x = { .f = f, .first = 1 };
+	uint32_t more;
+
+	fprintf(f, "  \"names_seen\": [");
+	sp_rt_registry_seen(sp_json_seen_name, &x, &more);
+	fprintf(f, "],\n  \"names_seen_more\": %u,\n  \"critical_names_matched\": [", more);
+	x.matched = 1;
+	x.first = 1;
+	sp_rt_registry_seen(sp_json_seen_name, &x, &more);
+	fprintf(f, "],\n");
+}
+
 int sp_runtime_write_json(FILE *f)
 {
 	struct sp_runtime_stats st;
@@ -72,6 +114,7 @@ int sp_runtime_write_json(FILE *f)
 		(unsigned long long)h->count, (unsigned long long)sp_hist_quantile(h, 50, 100),
 		(unsigned long long)sp_hist_quantile(h, 99, 100),
 		(unsigned long long)sp_hist_quantile(h, 999, 1000), (unsigned long long)h->max);
+	sp_json_seen(f);
 	fprintf(f, "  \"threads\": [");
 	sp_json_thread(f, 0, NULL, 0);
 	sp_rt_registry_each(sp_json_thread, f);

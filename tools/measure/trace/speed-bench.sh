@@ -23,7 +23,7 @@ secs() { # seconds of wall time of "$@", stdout to $tmp/out
 i=0
 while [ "$i" -lt "$runs" ]; do
 	secs wc -l "$trace" >> "$tmp/wc"
-	secs "$sp" analyze "$trace" --critical sp-ui -q >> "$tmp/an"
+	secs "$sp" analyze "$trace" --critical sp-ui --no-summary >> "$tmp/an"
 	i=$((i + 1))
 done
 bytes=$(wc -c < "$trace")
