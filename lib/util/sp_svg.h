@@ -159,8 +159,8 @@ static inline double sp_svg_nice(double v, bool up)
 /* An axis from @lo to @hi, widened to round values: for a log axis to
  * 1-2-5 steps (@lo > 0; a zero or negative @lo becomes @hi / 10), for a
  * linear one to a multiple of its tick step. */
-static inline void sp_svg_axis_init(struct sp_svg_axis *a, double lo, double hi, bool log, double p0,
-				    double p1)
+static inline void sp_svg_axis_init(struct sp_svg_axis *a, double lo, double hi, bool log,
+				    double p0, double p1)
 {
 	a->log = log;
 	a->p0 = p0;
@@ -264,7 +264,8 @@ static inline void sp_svg_xtick(FILE *f, double x, double top, double bottom, co
 }
 
 /* The name of a horizontal axis from @left to @right, under its ticks. */
-static inline void sp_svg_xlabel(FILE *f, double left, double right, double bottom, const char *label)
+static inline void sp_svg_xlabel(FILE *f, double left, double right, double bottom,
+				 const char *label)
 {
 	sp_svg_text(f, (left + right) / 2, bottom + 34, 12, "middle", "class=\"axis-label\"", "%s",
 		    label);
@@ -449,6 +450,12 @@ static inline void sp_svg_hist_range(const struct sp_hist *h, double *lo, double
 		*lo = *lo == 0 || v < *lo ? v : *lo;
 		*hi = v > *hi ? v : *hi;
 	}
+}
+
+/* Whether @a and @b draw the same CDF (one would hide the other). */
+static inline bool sp_svg_hist_same(const struct sp_hist *a, const struct sp_hist *b)
+{
+	return a->count == b->count && !memcmp(a->buckets, b->buckets, sizeof(a->buckets));
 }
 
 /* The axes of blocking CDFs: time in ms, log, over [@lo, @hi] and not

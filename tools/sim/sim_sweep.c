@@ -170,7 +170,7 @@ int sim_write_sweep_svg(FILE *f, const char *title, const char *param, const int
 				sp_svg_line_end(f);
 		}
 		if (same[c] >= 0)
-			snprintf(note, sizeof(note), "same as %s", cols[same[c]]);
+			snprintf(note, sizeof(note), "same line as %s", cols[same[c]]);
 		ly += sp_svg_legend(f, W - R + 16, ly, &st, cols[c], same[c] >= 0 ? note : NULL);
 	}
 	sp_svg_end(f);

@@ -70,8 +70,8 @@ static void blocker_bars(FILE *f, const struct sp_trace_analysis *a,
 	sp_svg_axis_init(&ax, 0, top > 0 ? top : 1, false, bx, bx + bw);
 	sp_svg_text(f, bx - 110, py - 12, 12, "start", NULL, "blockers: their state while %s was blocked",
 		    comm_of(a, r->thread_id));
-	snprintf(label, sizeof(label), "time (ms); dashed: all of %s's blocking, %.3g ms",
-		 comm_of(a, r->thread_id), ms(r->blocking_ns));
+	snprintf(label, sizeof(label), "time (ms); dashed line: whole blocking time, %.3g ms",
+		 ms(r->blocking_ns));
 	sp_svg_axis_x(f, &ax, py, py + ph, label);
 	sp_svg_frame(f, bx, py, bw, ph);
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\" "
@@ -122,8 +122,8 @@ int sp_trace_write_svg(const struct sp_trace_analysis *a, FILE *f)
 		double y0 = TOP + (double)i * PANEL_H, py = y0 + 62, ph = 190;
 
 		sp_svg_text(f, 10, y0 + 18, 13, "start", "font-weight=\"bold\"",
-			    "%s (tid %d): %" PRIu64 " blockings, P99.9 %.3f ms, max %.3f ms, blockers "
-			    "runnable %.0f %% of the blocking time", t ? t->comm : "?", t ? t->tid : 0,
+			    "%s (tid %d): %" PRIu64 " blockings, P99.9 %.3f ms, max %.3f ms; blockers "
+			    "runnable %.0f %% of it", t ? t->comm : "?", t ? t->tid : 0,
 			    r->blockings, ms(sp_hist_quantile(&r->hist, 999, 1000)), ms(r->hist.max),
 			    r->blocking_ns ? 100.0 * (double)r->runnable_ns / (double)r->blocking_ns : 0);
 		cdf_plot(f, r, py, ph);

@@ -6,16 +6,15 @@
  * same (one would hide the other).
  */
 #include <errno.h>
-#include <string.h>
 
 #include "sp_sim_internal.h"
 #include "sp_svg.h"
 
-/* The first run before @i whose blockings are exactly @i's, or -1. */
+/* The first run before @i whose curve is @i's, or -1. */
 static int sp_same_as(const struct sp_sim_result *rs, int i)
 {
 	for (int j = 0; j < i; j++)
-		if (!memcmp(&rs[j].hist, &rs[i].hist, sizeof(rs[i].hist)))
+		if (sp_svg_hist_same(&rs[j].hist, &rs[i].hist))
 			return j;
 	return -1;
 }
@@ -50,7 +49,7 @@ int sp_sim_write_svg(FILE *f, const struct sp_sim_result *rs, int n, const char 
 		if (!rs[i].hist.count)
 			snprintf(note, sizeof(note), "no blocking: no curve");
 		else if (j >= 0)
-			snprintf(note, sizeof(note), "same as %s",
+			snprintf(note, sizeof(note), "same curve as %s",
 				 sp_sim_policy_label(&rs[j], other, sizeof(other)));
 		ly += sp_svg_legend(f, W - R + 16, ly, &st, name, rs[i].hist.count && j < 0 ? NULL : note);
 	}
