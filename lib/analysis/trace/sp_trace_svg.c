@@ -36,7 +36,7 @@ static void cdf_plot(FILE *f, const struct sp_trace_result *r, double py, double
 {
 	const double px = 64, pw = 360;
 	struct sp_svg_axis ax, ay;
-	struct sp_svg_style st = sp_svg_style(1);
+	struct sp_svg_style st = { "#1f77b4", "", SP_SVG_SQUARE }; /* one curve: solid */
 	double lo = 0, hi = 0;
 
 	sp_svg_hist_range(&r->hist, &lo, &hi);
