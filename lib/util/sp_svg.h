@@ -67,8 +67,9 @@ static inline void sp_svg_escape(FILE *f, const char *s)
  * or "end", @attrs more attributes or NULL. If it would be wider than
  * @maxw px (0: no limit), its head is cut and "..." shown instead: the
  * tail of a path is what tells it. */
-static inline void sp_svg_vtext(FILE *f, double x, double y, int size, const char *anchor,
-				const char *attrs, double maxw, const char *fmt, va_list ap)
+static inline void __attribute__((format(printf, 8, 0)))
+sp_svg_vtext(FILE *f, double x, double y, int size, const char *anchor, const char *attrs,
+	     double maxw, const char *fmt, va_list ap)
 {
 	char buf[512];
 	const char *s = buf;

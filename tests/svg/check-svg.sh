@@ -40,6 +40,9 @@ run "$tmp/sweep-k.svg" "$sp" sim "$wl/rwlock.json" -q --duration 0.3 --sweep k=1
 	--svg "$tmp/sweep-k.svg"
 grep -q '>same line as none<' "$tmp/sweep-k.svg" ||
 	cli_fail "sweep: no 'same line as none' in the legend"
+# P99.9 from 0.65 to 74 ms: a log axis, with both 1 and 10 labelled
+grep -q '>1</text>' "$tmp/sweep-k.svg" && grep -q '>10</text>' "$tmp/sweep-k.svg" ||
+	cli_fail "sweep: the P99.9 axis is not log (no ticks 1 and 10)"
 run "$tmp/sweep-nice.svg" "$sp" sim "$wl/mutex.json" -q --duration 0.3 -p none,pi,superpass \
 	--sweep nice=-20,-10,0,10,19 --svg "$tmp/sweep-nice.svg"
 

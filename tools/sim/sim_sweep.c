@@ -93,6 +93,25 @@ static const char *sw_axis_name(const char *param)
 	return param;
 }
 
+/* Whether columns @c and @d have the same P99.9 at every value (the line
+ * drawn later would hide the other). */
+static bool sw_same_line(const char *param, const struct sp_sim_result *rs, const int *vidx, int n,
+			 char cols[][40], int nc, int c, int d)
+{
+	for (int i = 0; i < n; i++) {
+		int found = 0;
+
+		if (sw_col_of(param, &rs[i], cols, nc) != c)
+			continue;
+		for (int j = 0; j < n; j++)
+			if (vidx[j] == vidx[i] && sw_col_of(param, &rs[j], cols, nc) == d)
+				found = rs[j].p999 == rs[i].p999 ? 1 : -1;
+		if (found != 1)
+			return false;
+	}
+	return true;
+}
+
 /* The SVG: P99.9 in ms on a log axis (one policy's can be 1000 times
  * another's), one curve per column, the swept values evenly spaced. */
 int sim_write_sweep_svg(FILE *f, const char *title, const char *param, const int64_t *vals,
@@ -113,21 +132,10 @@ int sim_write_sweep_svg(FILE *f, const char *title, const char *param, const int
 		lo = v > 0 && (lo == 0 || v < lo) ? v : lo;
 		hi = v > hi ? v : hi;
 	}
-	/* a column the same as one before it, at every value */
 	for (int c = 0; c < nc; c++) {
 		same[c] = -1;
-		for (int d = 0; d < c && same[c] < 0; d++) {
-			bool eq = true;
-
-			for (int i = 0; i < n && eq; i++) {
-				if (sw_col_of(param, &rs[i], cols, nc) != c)
-					continue;
-				for (int j = 0; j < n; j++)
-					if (vidx[j] == vidx[i] && sw_col_of(param, &rs[j], cols, nc) == d)
-						eq = rs[j].p999 == rs[i].p999;
-			}
-			same[c] = eq ? d : -1;
-		}
+		for (int d = 0; d < c && same[c] < 0; d++)
+			same[c] = sw_same_line(param, rs, vidx, n, cols, nc, c, d) ? d : -1;
 		legend_h += same[c] < 0 ? 20 : 32;
 	}
 	H = T + (legend_h > 300 ? legend_h : 300) + B;
