@@ -18,6 +18,7 @@ packages=(
 	libtracecmd-dev libtraceevent-dev libtracefs-dev  # superpass::trace, record
 	libjson-c-dev zlib1g-dev trace-cmd        # analyze output, gzip traces, fixtures
 	python3                                   # checks/layering.py: the layout tests
+	librsvg2-bin                              # rsvg-convert: cli.svg renders the SVGs
 	clang libclang-rt-dev                     # libFuzzer: run-all.sh's fuzz build (tests/fuzz)
 )
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* `superpass sim --sweep`: P99.9 against one parameter, per policy. */
-#include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "sim.h"
+#include "sp_svg.h"
 
 #define SW_MAX_COLS 24
 
@@ -78,60 +79,108 @@ void sim_print_sweep(FILE *f, const char *scenario, const char *param, const int
 	}
 }
 
-static const char *const sw_colors[] = { "#444444", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
-					 "#8c564b", "#d62728", "#e377c2", "#17becf", "#bcbd22" };
+/* The swept parameter as an axis name, with its unit. */
+static const char *sw_axis_name(const char *param)
+{
+	if (!strcmp(param, "k"))
+		return "K: readers superpass tracks per lock";
+	if (!strcmp(param, "holders"))
+		return "holders: instances of each task that takes a lock";
+	if (!strcmp(param, "nice"))
+		return "nice of the tasks that take a lock";
+	if (!strcmp(param, "cs_us"))
+		return "critical section length (us)";
+	return param;
+}
 
+/* Whether columns @c and @d have the same P99.9 at every value (the line
+ * drawn later would hide the other). */
+static bool sw_same_line(const char *param, const struct sp_sim_result *rs, const int *vidx, int n,
+			 char cols[][40], int nc, int c, int d)
+{
+	for (int i = 0; i < n; i++) {
+		int found = 0;
+
+		if (sw_col_of(param, &rs[i], cols, nc) != c)
+			continue;
+		for (int j = 0; j < n; j++)
+			if (vidx[j] == vidx[i] && sw_col_of(param, &rs[j], cols, nc) == d)
+				found = rs[j].p999 == rs[i].p999 ? 1 : -1;
+		if (found != 1)
+			return false;
+	}
+	return true;
+}
+
+/* The SVG: P99.9 in ms on a log axis (one policy's can be 1000 times
+ * another's), one curve per column, the swept values evenly spaced. */
 int sim_write_sweep_svg(FILE *f, const char *title, const char *param, const int64_t *vals,
 			int nv, const struct sp_sim_result *rs, const int *vidx, int n)
 {
-	const double W = 720, H = 420, L = 70, R = 200, T = 40, B = 50;
-	char cols[SW_MAX_COLS][40];
+	const double W = 780, L = 64, R = 270, T = 62, B = 76;
+	char cols[SW_MAX_COLS][40], note[64], lab[32];
 	int nc = n ? sw_cols(param, rs, vidx, n, cols) : 0;
-	double top = 0;
+	double lo = 0, hi = 0, legend_h = 14, last = -1e9, H, x0, x1, ly;
+	struct sp_svg_axis ay;
+	int same[SW_MAX_COLS];
+	bool zero = false;
 
-	for (int i = 0; i < n; i++)
-		top = (double)rs[i].p999 / 1e6 > top ? (double)rs[i].p999 / 1e6 : top;
-	if (top <= 0)
-		top = 1;
-	top = pow(10, ceil(log10(top) * 4) / 4);
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		   "font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(f, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">%s: P99.9 blocking against %s</text>\n",
-		L, title, param);
-	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
-		   "stroke=\"black\"/>\n", L, T, W - L - R, H - T - B);
-	for (int q = 0; q <= 4; q++) {
-		double y = H - B - q / 4.0 * (H - T - B);
+	for (int i = 0; i < n; i++) {
+		double v = (double)rs[i].p999 / 1e6;
 
-		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g ms</text>\n", L - 6,
-			y + 4, top * q / 4.0);
+		zero |= v <= 0 && sw_col_of(param, &rs[i], cols, nc) >= 0;
+		lo = v > 0 && (lo == 0 || v < lo) ? v : lo;
+		hi = v > hi ? v : hi;
 	}
-	for (int v = 0; v < nv; v++) {
-		double x = L + (nv > 1 ? (double)v / (nv - 1) : 0.5) * (W - L - R);
-
-		fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%lld</text>\n", x,
-			H - B + 16, (long long)vals[v]);
-	}
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
-		L + (W - L - R) / 2, H - 12, param);
 	for (int c = 0; c < nc; c++) {
-		const char *col = sw_colors[c % (int)(sizeof(sw_colors) / sizeof(sw_colors[0]))];
-
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s</text>\n", W - R + 10,
-			T + 16 + 18 * c, col, cols[c]);
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", col);
-		for (int i = 0; i < n; i++) {
-			double x, y;
-
-			if (sw_col_of(param, &rs[i], cols, nc) != c)
-				continue;
-			x = L + (nv > 1 ? (double)vidx[i] / (nv - 1) : 0.5) * (W - L - R);
-			y = H - B - (double)rs[i].p999 / 1e6 / top * (H - T - B);
-			fprintf(f, "%.1f,%.1f ", x, y);
-		}
-		fprintf(f, "\"/>\n");
+		same[c] = -1;
+		for (int d = 0; d < c && same[c] < 0; d++)
+			same[c] = sw_same_line(param, rs, vidx, n, cols, nc, c, d) ? d : -1;
+		legend_h += same[c] < 0 ? 20 : 32;
 	}
-	fprintf(f, "</svg>\n");
+	H = T + (legend_h > 300 ? legend_h : 300) + B;
+	x0 = L + 24;
+	x1 = W - R - 24;
+	sp_svg_begin(f, (int)W, (int)H);
+	sp_svg_title(f, 10, 22, W - 20, "%s: P99.9 blocking against %s", title, param);
+	sp_svg_axis_init(&ay, lo, hi, true, H - B, T);
+	sp_svg_axis_y(f, &ay, L, W - R, 10, "P99.9 blocking (ms, log scale)");
+	for (int v = 0; v < nv; v++) {
+		snprintf(lab, sizeof(lab), "%lld", (long long)vals[v]);
+		sp_svg_xtick(f, nv > 1 ? x0 + (double)v / (nv - 1) * (x1 - x0) : (x0 + x1) / 2, T, H - B,
+			     lab, &last);
+	}
+	sp_svg_xlabel(f, L, W - R, H - B, sw_axis_name(param));
+	if (zero)
+		sp_svg_text(f, L, H - B + 52, 11, "start", "fill=\"#555\"",
+			    "a point on the bottom edge: no blocking at that value");
+	sp_svg_frame(f, L, T, W - L - R, H - T - B);
+	sp_svg_text(f, W - R + 16, T - 12, 11, "start", "fill=\"#555\"", "policy");
+	ly = T + 14;
+	for (int c = 0; c < nc; c++) {
+		struct sp_svg_style st = sp_svg_style(c);
+
+		sp_svg_line_begin(f, &st);
+		for (int pass = 0; pass < 2; pass++) {
+			for (int i = 0; i < n; i++) {
+				double x, y;
+
+				if (sw_col_of(param, &rs[i], cols, nc) != c)
+					continue;
+				x = nv > 1 ? x0 + (double)vidx[i] / (nv - 1) * (x1 - x0) : (x0 + x1) / 2;
+				y = sp_svg_axis_pos(&ay, (double)rs[i].p999 / 1e6);
+				if (pass == 0)
+					sp_svg_line_point(f, x, y);
+				else
+					sp_svg_marker(f, x, y, &st);
+			}
+			if (pass == 0)
+				sp_svg_line_end(f);
+		}
+		if (same[c] >= 0)
+			snprintf(note, sizeof(note), "same line as %s", cols[same[c]]);
+		ly += sp_svg_legend(f, W - R + 16, ly, &st, cols[c], same[c] >= 0 ? note : NULL);
+	}
+	sp_svg_end(f);
 	return ferror(f) ? -1 : 0;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* What an analysis found: a summary for people, JSON, Chrome trace events, SVG. */
+/* What an analysis found: a summary for people, JSON, Chrome trace events
+ * (the SVG picture: sp_trace_svg.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -497,135 +497,6 @@ int sp_trace_write_chrome(const struct sp_trace_analysis *a, FILE *f)
 	}
 	fprintf(f, "\n]}\n");
 	free(named);
-	if (ferror(f))
-		rc = -EIO;
-	return rc;
-}
-
-/* ---- SVG ---- */
-static void xml(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
-int sp_trace_write_svg(const struct sp_trace_analysis *a, FILE *f)
-{
-	static const char *const color[SP_TST_NR] = { "#cccccc", "#2e7d32", "#c62828", "#9e9e9e",
-						      "#ef6c00" };
-	size_t nr = sp_trace_nr_results(a), shown = nr < 6 ? nr : 6;
-	const int W = 960, H = 320, top = 40;
-	int rc = 0;
-
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "font-family=\"sans-serif\" font-size=\"12\">\n",
-		W, (int)(top + (shown ? shown : 1) * H));
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(f, "<text x=\"10\" y=\"22\" font-size=\"15\">superpass analyze: blocking of the "
-		   "critical threads, and where their blockers' time went</text>\n");
-	if (!nr)
-		fprintf(f, "<text x=\"10\" y=\"60\">no blocking episode</text>\n");
-	for (size_t i = 0; i < shown; i++) {
-		const struct sp_trace_result *r = sp_trace_result_get(a, i);
-		const struct sp_trace_thread *t = thr(a, r->thread_id);
-		int y0 = top + (int)i * H, px = 60, pw = 380, py = y0 + 30, ph = 230;
-		double lo, hi, span;
-		uint64_t cum = 0;
-
-		fprintf(f, "<text x=\"10\" y=\"%d\" font-size=\"13\">", y0 + 16);
-		xml(f, t->comm);
-		fprintf(f, " (tid %d): %" PRIu64 " blockings, P99.9 %.3f ms, max %.3f ms, blockers "
-			   "runnable %.0f %% of the blocking time</text>\n",
-			t->tid, r->blockings, ms(sp_hist_quantile(&r->hist, 999, 1000)), ms(r->hist.max),
-			100 * share(r->runnable_ns, r->blocking_ns));
-		/* CDF on a log time axis */
-		lo = floor(log10((double)(r->hist.min ? r->hist.min : 1)));
-		hi = ceil(log10((double)(r->hist.max > 1 ? r->hist.max : 10)));
-		if (hi <= lo)
-			hi = lo + 1;
-		span = hi - lo;
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>\n",
-			px, py, pw, ph);
-		for (double d = lo; d <= hi; d += 1) {
-			int x = px + (int)((d - lo) / span * pw);
-			double v = pow(10, d);
-
-			fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n", x, py,
-				x, py + ph);
-			if (v >= 1e6)
-				fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%g ms</text>\n", x,
-					py + ph + 14, v / 1e6);
-			else
-				fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%g us</text>\n", x,
-					py + ph + 14, v / 1e3);
-		}
-		for (int q = 0; q <= 4; q++)
-			fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.2f</text>\n", px - 4,
-				py + ph - q * ph / 4 + 4, q / 4.0);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">blocking duration (CDF)</text>\n",
-			px + pw / 2, py + ph + 30);
-		fprintf(f, "<polyline fill=\"none\" stroke=\"#1565c0\" stroke-width=\"2\" points=\"%d,%d",
-			px, py + ph);
-		for (uint32_t b = 0; b < SP_HIST_BUCKETS && r->hist.count; b++) {
-			double x, y;
-			uint64_t v;
-
-			if (!r->hist.buckets[b])
-				continue;
-			cum += r->hist.buckets[b];
-			v = sp_hist_bucket_value(b);
-			x = px + (log10((double)(v ? v : 1)) - lo) / span * pw;
-			y = py + ph - (double)cum / (double)r->hist.count * ph;
-			if (x < px)
-				x = px;
-			if (x > px + pw)
-				x = px + pw;
-			fprintf(f, " %.1f,%.1f", x, y);
-		}
-		fprintf(f, "\"/>\n");
-		/* blockers' split, stacked bars, share of the blocking time */
-		{
-			int bx = 560, bw = 380, by = py, bh = 22;
-			uint32_t nb = r->nr_blockers < 8 ? r->nr_blockers : 8;
-
-			fprintf(f, "<text x=\"%d\" y=\"%d\">blockers: share of %s's blocking time</text>\n",
-				bx, by - 6, t->comm);
-			for (uint32_t b = 0; b < nb; b++) {
-				const struct sp_trace_blocker *x = &r->blockers[b];
-				double at = bx;
-
-				fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\">", bx - 4,
-					by + (int)b * (bh + 4) + 15);
-				xml(f, thr(a, x->thread_id)->comm);
-				fprintf(f, "</text>\n");
-				for (int s = 1; s <= SP_TST_NR; s++) {
-					int st = s % SP_TST_NR; /* unknown last */
-					double w = share(x->split.ns[st], r->blocking_ns) * bw;
-
-					if (w <= 0)
-						continue;
-					fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
-						at, by + (int)b * (bh + 4), w, bh, color[st]);
-					at += w;
-				}
-			}
-			for (int s = 1; s <= SP_TST_NR; s++) {
-				int st = s % SP_TST_NR, lx = bx + (s - 1) * 76, ly = py + ph + 6;
-
-				fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-					   "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s</text>\n",
-					lx, ly, color[st], lx + 13, ly + 9, state_name[st]);
-			}
-		}
-	}
-	fprintf(f, "</svg>\n");
 	if (ferror(f))
 		rc = -EIO;
 	return rc;

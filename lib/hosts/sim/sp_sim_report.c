@@ -8,7 +8,6 @@
  * output of a run is a function of its input and seed.
  */
 #include <errno.h>
-#include <math.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -156,87 +155,4 @@ int sp_sim_write_json(FILE *f, const struct sp_sim_result *rs, int n, uint64_t s
 	rc = s && fputs(s, f) >= 0 && fputc('\n', f) != EOF ? 0 : -EIO;
 	json_object_put(root);
 	return rc;
-}
-
-/* ---- SVG: the blocking CDF, log time axis ---- */
-static const char *const sp_colors[] = { "#444444", "#1f77b4", "#ff7f0e", "#2ca02c",
-					 "#9467bd", "#8c564b", "#d62728", "#e377c2",
-					 "#17becf", "#bcbd22" };
-
-int sp_sim_write_svg(FILE *f, const struct sp_sim_result *rs, int n, const char *title)
-{
-	const double W = 720, H = 420, L = 70, R = 200, T = 40, B = 50;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	double llo, lhi;
-	char name[40];
-
-	for (int i = 0; i < n; i++) {
-		if (!rs[i].hist.count)
-			continue;
-		lo = rs[i].hist.min < lo ? rs[i].hist.min : lo;
-		hi = rs[i].hist.max > hi ? rs[i].hist.max : hi;
-	}
-	if (hi == 0) {
-		lo = 1000;
-		hi = 1000000;
-	}
-	if (lo < 1000)
-		lo = 1000;
-	if (hi <= lo)
-		hi = lo * 10;
-	llo = floor(log10((double)lo));
-	lhi = ceil(log10((double)hi));
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		   "font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(f, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">%s: blocking CDF</text>\n", L,
-		title ? title : "");
-	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
-		   "stroke=\"black\"/>\n", L, T, W - L - R, H - T - B);
-	for (double e = llo; e <= lhi; e++) {
-		double x = L + (e - llo) / (lhi - llo) * (W - L - R);
-		double ms = pow(10, e) / 1e6;
-
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#ddd\"/>\n",
-			x, T, x, H - B);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%g ms</text>\n", x,
-			H - B + 16, ms);
-	}
-	for (int q = 0; q <= 4; q++) {
-		double y = H - B - q / 4.0 * (H - T - B);
-
-		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>\n", L - 6,
-			y + 4, q / 4.0);
-	}
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">blocking duration (log)"
-		   "</text>\n", L + (W - L - R) / 2, H - 12);
-	for (int i = 0; i < n; i++) {
-		const struct sp_hist *h = &rs[i].hist;
-		const char *col = sp_colors[i % (int)(sizeof(sp_colors) / sizeof(sp_colors[0]))];
-		uint64_t cum = 0;
-
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s (%llu)</text>\n", W - R + 10,
-			T + 16 + 18 * i, col, sp_sim_policy_label(&rs[i], name, sizeof(name)),
-			(unsigned long long)h->count);
-		if (!h->count)
-			continue;
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", col);
-		for (uint32_t b = 0; b < SP_HIST_BUCKETS; b++) {
-			double v, x, y0, y1;
-
-			if (!h->buckets[b])
-				continue;
-			v = (double)sp_hist_bucket_value(b);
-			if (v < (double)lo)
-				v = (double)lo;
-			x = L + (log10(v) - llo) / (lhi - llo) * (W - L - R);
-			y0 = H - B - (double)cum / (double)h->count * (H - T - B);
-			cum += h->buckets[b];
-			y1 = H - B - (double)cum / (double)h->count * (H - T - B);
-			fprintf(f, "%.1f,%.1f %.1f,%.1f ", x, y0, x, y1);
-		}
-		fprintf(f, "\"/>\n");
-	}
-	fprintf(f, "</svg>\n");
-	return ferror(f) ? -EIO : 0;
 }
