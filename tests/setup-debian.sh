@@ -19,6 +19,8 @@ packages=(
 	libjson-c-dev zlib1g-dev trace-cmd        # analyze output, gzip traces, fixtures
 	python3                                   # checks/layering.py: the layout tests
 	clang libclang-rt-dev                     # libFuzzer: run-all.sh's fuzz build (tests/fuzz)
+	scdoc groff-base man-db                   # manual pages (docs/man) and cli.man's render check
+	bash-completion                           # cli.completion: the completion under bash-completion
 )
 
 as_root=()
