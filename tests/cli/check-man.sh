@@ -66,7 +66,7 @@ for page in "$man"/*.scd; do
 	for s in $want; do
 		grep -qx "# $(echo "$s" | tr _ ' ')" "$page" || cli_fail "$n: no section $s"
 	done
-	for ref in $(grep -oE '\*superpass(-[a-z]+)?\*\([0-9]\)' "$page" | tr -d '*()' | sort -u); do
+	for ref in $(grep -oE '\*(lib)?superpass(-[a-z]+)?\*\([0-9]\)' "$page" | tr -d '*()' | sort -u); do
 		sec=$(echo "$ref" | grep -oE '[0-9]$')
 		[ -f "$man/${ref%?}.$sec.scd" ] || cli_fail "$n: cites ${ref%?}($sec), which has no page"
 	done
