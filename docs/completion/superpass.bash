@@ -73,6 +73,7 @@ _superpass()
 	fi
 	[[ -n $help ]] || return
 	_superpass_parse_opts "$help"
+	_superpass_opts+=(--version) # every command has it (superpass(1))
 
 	# The words before the cursor: options, their values, positionals;
 	# for run and record, where CMD starts.

@@ -52,7 +52,7 @@ expect "bench" b
 expect "analyze bench kmod record replay run sim" ""
 expect "--help --version" -
 expect "micro" bench ""
-expect "--iters" bench micro --
+expect "--iters --version" bench micro --
 expect "config list mark stats status unmark" kmod ""
 expect "status stats" kmod st
 expect_has --json kmod stats --
@@ -60,10 +60,10 @@ expect_has --proc kmod --
 expect_has --duration sim --
 expect_has --sweep sim --s
 
-# every long option of each command's --help, and nothing else
+# every long option of each command's --help and --version, nothing else
 for c in bench run sim record analyze replay kmod; do
 	"$sp" $c --help >"$tmp/help" 2>/dev/null || { echo "skip: $c --help failed"; continue; }
-	want=$(grep -oE -- '--[a-zA-Z][a-zA-Z0-9-]*' "$tmp/help" | sort -u)
+	want=$( (grep -oE -- '--[a-zA-Z][a-zA-Z0-9-]*' "$tmp/help"; echo --version) | sort -u)
 	expect "$want" $c --
 done
 
