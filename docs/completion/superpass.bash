@@ -4,9 +4,10 @@
 # The commands, each command's options, which options take a value and
 # kmod's verbs are read from the --help of the very superpass being
 # completed (the first word of the line), so they cannot drift from it.
-# A value named FILE, F or TRACE completes file names, DIR directories;
-# other values (N, LIST, ...) complete nothing. After `--`, `run` and
-# `record` complete a command and then that command's own arguments.
+# A value named FILE, F or TRACE completes file names, DIR directories,
+# one whose description lists its choices completes those (in a LIST, the
+# item after the last comma), others (N, NAME, ...) nothing. After `--`,
+# `run` and `record` complete a command, then that command's arguments.
 
 # _superpass_help BIN ARGS...: BIN ARGS --help, or nothing.
 _superpass_help()
@@ -24,6 +25,7 @@ _superpass_parse_opts()
 	local help=$1 tok opt arg short
 	_superpass_opts=()
 	_superpass_optarg=()
+	_superpass_long=()
 	while read -r tok; do
 		tok=${tok#[][ ,(|]}
 		_superpass_opts+=("$tok")
@@ -33,10 +35,42 @@ _superpass_parse_opts()
 	done < <(grep -oE -- '--?[a-zA-Z][a-zA-Z0-9-]* [A-Z][A-Z_=]*' <<<"$help")
 	# "-x, --long ARG": the short option takes the same value
 	while read -r short opt; do
+		_superpass_long[$short]=$opt
 		[[ -n ${_superpass_optarg[$opt]-} ]] &&
 			_superpass_optarg[$short]=${_superpass_optarg[$opt]}
 	done < <(sed -n 's/^ *\(-[a-zA-Z]\), \(--[a-z0-9-]*\) .*/\1 \2/p' <<<"$help")
 	mapfile -t _superpass_opts < <(printf '%s\n' "${_superpass_opts[@]}" | sort -u)
+}
+
+# _superpass_values HELP OPTION: the values of OPTION when its description
+# starts by listing them, as "none,pi,rt-ui (default all)" (continued on the
+# next line after a comma) or "auto, fifo, nice or observe".
+_superpass_values()
+{
+	local text re_list='^[a-z][a-z0-9-]*(,[a-z][a-z0-9-]*)+$'
+	local re_words='^(([a-z][a-z0-9-]*, )+[a-z][a-z0-9-]* or [a-z][a-z0-9-]*)([ ,;.]|$)'
+	text=$(awk -v opt="$2" '
+		found && (/^ *-/ || /^ *$/ || !/^   /) { exit }
+		found { sub(/^ +/, ""); printf "%s%s", (out ~ /,$/ ? "" : " "), $0; out = out $0; next }
+		{
+			for (i = 1; i < NF; i++)
+				if ($i == opt) {
+					found = 1
+					for (j = i + 2; j <= NF; j++)
+						out = out (j > i + 2 ? " " : "") $j
+					printf "%s", out
+					next
+				}
+		}' <<<"$1")
+	text=${text%%(*}
+	text=${text%% }
+	if [[ ${text%% *} =~ $re_list ]]; then
+		tr , '\n' <<<"${text%% *}"
+	elif [[ $text =~ $re_words ]]; then
+		text=${BASH_REMATCH[1]}
+		text=${text// or /, }
+		tr -d ' ' <<<"$text" | tr , '\n'
+	fi
 }
 
 # _superpass_files KIND CUR: file (KIND f) or directory (KIND d) names.
@@ -51,7 +85,7 @@ _superpass()
 	local cur=${COMP_WORDS[COMP_CWORD]} bin=${COMP_WORDS[0]}
 	local cmd help i w pos=() cmd_at=0 verb=
 	local -a _superpass_opts
-	local -A _superpass_optarg
+	local -A _superpass_optarg _superpass_long
 	COMPREPLY=()
 	[[ $bin == "~/"* ]] && bin=$HOME/${bin#"~/"}
 
@@ -109,6 +143,14 @@ _superpass()
 		case ${_superpass_optarg[$w]} in
 		FILE | F | TRACE) _superpass_files f "$cur" ;;
 		DIR) _superpass_files d "$cur" ;;
+		*)
+			# a value the help lists; in a LIST, after the last comma
+			local v head=
+			[[ ${_superpass_optarg[$w]} == LIST ]] && [[ $cur == *,* ]] && head=${cur%,*},
+			v=$(_superpass_values "$help" "${_superpass_long[$w]-$w}")
+			[[ -n $v ]] && mapfile -t COMPREPLY < <(compgen -P "$head" -W "$v" -- "${cur##*,}")
+			[[ -n $head ]] && compopt -o nospace 2>/dev/null
+			;;
 		esac
 		return
 	fi

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # ctest "cli.completion": the bash completion, sourced into bash and called
 # as bash calls it on <TAB>, offers the commands, each command's options
-# as its --help names them, kmod's verbs, and file names where a file goes.
+# as its --help names them, the values it lists, kmod's verbs, and file
+# names where a file goes.
 #   check-completion.sh SUPERPASS COMPLETION_FILE
 set -u
 sp=$1 file=$2
@@ -76,6 +77,14 @@ expect "$tmp/d/app.trace" record -o "$tmp/d/ap"
 expect "$tmp/d" kmod --proc "$tmp/"
 expect "" sim --cpus ""
 expect "" analyze --critical ""
+expect "" sim --k ""
+
+# values the help lists: one of them, or the next item of a list
+expect "auto fifo nice observe" run --mode ""
+expect "fifo" run --mode f
+expect "mutex rwlock chain" bench -s ""
+expect "none,superpass none,superpass-preload" bench --policies none,sup
+expect "none,superpass" sim -p none,su
 
 # run and record: a command after the options (or after --)
 expect_has echo run -c ui -- ech
