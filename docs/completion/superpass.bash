@@ -87,6 +87,8 @@ _superpass()
 	local -a _superpass_opts
 	local -A _superpass_optarg _superpass_long
 	COMPREPLY=()
+	# a literal "~/" the shell has not expanded in the word being completed
+	# shellcheck disable=SC2088
 	[[ $bin == "~/"* ]] && bin=$HOME/${bin#"~/"}
 
 	if ((COMP_CWORD == 1)); then
@@ -100,7 +102,7 @@ _superpass()
 		return
 	fi
 	cmd=${COMP_WORDS[1]}
-	if [[ $cmd == bench && ${COMP_WORDS[2]-} == micro && COMP_CWORD -gt 2 ]]; then
+	if [[ $cmd == bench && ${COMP_WORDS[2]-} == micro ]] && ((COMP_CWORD > 2)); then
 		help=$(_superpass_help "$bin" bench micro)
 	else
 		help=$(_superpass_help "$bin" "$cmd")

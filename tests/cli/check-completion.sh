@@ -27,13 +27,14 @@ complete_line() {
 # WANT (words separated by spaces).
 expect() {
 	local want
+	# shellcheck disable=SC2086 # WANT is a list of words
 	want=$(printf '%s\n' $1 | sort)
 	shift
 	complete_line "$@"
 	if [ "$got" = "$want" ]; then
 		echo "ok: superpass $*<TAB>"
 	else
-		cli_fail "superpass $*<TAB>: got '$(echo $got)', want '$(echo $want)'"
+		cli_fail "superpass $*<TAB>: got '${got//$'\n'/ }', want '${want//$'\n'/ }'"
 	fi
 }
 
@@ -45,7 +46,7 @@ expect_has() {
 	if grep -qxF -- "$want" <<<"$got"; then
 		echo "ok: superpass $*<TAB> offers $want"
 	else
-		cli_fail "superpass $*<TAB>: no '$want' in '$(echo $got)'"
+		cli_fail "superpass $*<TAB>: no '$want' in '${got//$'\n'/ }'"
 	fi
 }
 
