@@ -20,6 +20,8 @@ packages=(
 	python3                                   # checks/layering.py: the layout tests
 	librsvg2-bin                              # rsvg-convert: cli.svg renders the SVGs
 	clang libclang-rt-dev                     # libFuzzer: run-all.sh's fuzz build (tests/fuzz)
+	scdoc groff-base man-db                   # manual pages (docs/man) and cli.man's render check
+	bash-completion                           # cli.completion: the completion under bash-completion
 )
 
 as_root=()
