@@ -353,7 +353,7 @@ void sp_trace_analysis_counts(const struct sp_trace_analysis *a, struct sp_trace
 /* Human summary: per selected thread, its locks, its blockers and the
  * @worst longest episodes with their breakdown. */
 void sp_trace_print_summary(FILE *f, const struct sp_trace_analysis *a, unsigned worst);
-/* JSON, schema "superpass-analyze/1" (the README has it): per selected
+/* JSON, schema "superpass-analyze/1" (docs/traces.md has it): per selected
  * thread its figures, blockers, locks and @worst longest episodes; @d
  * (optional) adds what the reader skipped. */
 int sp_trace_write_json(const struct sp_trace_analysis *a, const struct sp_trace_diag *d,

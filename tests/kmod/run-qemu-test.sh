@@ -17,7 +17,7 @@
 # WORKDIR/trace-SCENARIO.txt (tracing slows the guest: figures of such a
 # run are not comparable).
 #
-# --record-base DIR: for `superpass replay` (README, "What-if replay"). Each
+# --record-base DIR: for `superpass replay` (docs/replay.md). Each
 # scenario's base run (no module) is followed by a second, traced one: the
 # whole run under `superpass record` in the guest (mono clock, the
 # scheduler, futex and lock-contention events; streamed to a file, so no

@@ -1186,9 +1186,9 @@ static void free_trace(void *ctx, const struct sp_sim_trace *e)
  * Under superpass B0 is fast-tracked; its unlock frees the word and wakes
  * one waiter, B1 (the first to wait), not U: the lock is free, nobody
  * holds it, nothing is boosted, and U waits while B1 waits for a CPU
- * behind the hogs before it can take the lock (README). A kernel
- * mutex hands the lock to B1 at the unlock: B1 is the owner at once and
- * is fast-tracked, and the gap does not exist. */
+ * behind the hogs before it can take the lock. A kernel mutex hands the
+ * lock to B1 at the unlock: B1 is the owner at once and is fast-tracked,
+ * and the gap does not exist. */
 static void test_wake_one_leaves_lock_free(void **state)
 {
 	static const int kinds[] = { SP_SIM_UMUTEX, SP_SIM_KMUTEX };

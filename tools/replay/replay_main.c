@@ -24,9 +24,9 @@
  * get, on this machine (2 vCPUs, Linux 6.18): 70-79 us in eight mutex
  * runs, 67-72 us in four rwlock runs (superpass bench -q -s mutex -p
  * superpass-preload -d 5 --repeat 1, and -s rwlock --k 4, each under
- * superpass record, on the runtime of 6810eda). The simulator's own
- * default (SP_SIM_DEFAULT_BOOST_LATENCY_NS, 150 us) is the one its tables
- * were made with. With 150 the mutex replays' P50 was 0.31 ms against the
+ * superpass record, before the waiter applied its own fast tracks). The
+ * simulator's own default (SP_SIM_DEFAULT_BOOST_LATENCY_NS, 150 us) is the
+ * one its tables were made with. With 150 the mutex replays' P50 was 0.31 ms against the
  * measured runs' 0.23-0.25; with 75, 0.23-0.25.
  */
 #define RP_BOOST_LATENCY_NS (75ull * 1000)
@@ -75,7 +75,7 @@ static void usage(FILE *f)
 		"                       measured: the P50 of the bench's boost_us with\n"
 		"                       superpass-preload; 0: at once); one a critical thread's\n"
 		"                       own wait asks for acts 20 us after it, applied by the\n"
-		"                       waiter, as the runtime does\n"
+		"                       waiter itself, as the runtime does\n"
 		"      --json FILE      one record per policy (the sim's record shape: its run\n"
 		"                       of median P99.9, with every run's figures under\n"
 		"                       \"replay_runs\"), and the trace's own figures (\"trace\")\n"

@@ -339,7 +339,7 @@ int trace_analyze_main(int argc, char **argv)
 	sp_trace_diag_init(&d);
 	/* The analysis frees a retired thread's history as it goes and grows
 	 * others: with glibc's trim threshold the heap's top went back to the
-	 * kernel 690 times on the 1.1 GB trace of the README and came back
+	 * kernel 690 times on a 1.1 GB trace (make-big-trace.sh) and came back
 	 * as fresh pages to clear (clear_page 2 to 8 % of the profile, and
 	 * sys time 0.26-0.45 s against 0.18-0.20 s without). Kept instead:
 	 * the process ends after the analysis. */

@@ -4,7 +4,7 @@
  * sp_rt_write_stats_file) and the actuator log (SUPERPASS_LOG).
  *
  * A process under the interposer may run as root in a directory where
- * other users can create names (/tmp, and the README's
+ * other users can create names (/tmp, and the documented
  * /tmp/superpass-%p.json is predictable). So no file is opened through a
  * symbolic link, none that belongs to another user (or is a hard link to
  * anything) is written, truncated or replaced, and new files are mode

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * sp_probe_cost.ko: a controlled contention loop, to read what superpass.ko
- * costs per contention event (README, "Probe cost"). A measuring module:
- * built by tests/kmod/run-qemu-test.sh and loaded only in its QEMU guest
- * (tests/kmod/guest-init.sh), never installed.
+ * costs per contention event (docs/kmod.md, docs/results/kmod-qemu.md).
+ * A measuring module: built by tests/kmod/run-qemu-test.sh and loaded only
+ * in its QEMU guest (tests/kmod/guest-init.sh), never installed.
  *
  * Two kthreads bound to one CPU take turns on one lock, a struct mutex or
  * an rw_semaphore taken for writing. Each iteration takes the lock, yields

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-"""The What-if replay's self-check and prediction tables (README, "What-if
-replay") from sets that record-set.sh recorded.
+"""The What-if replay's self-check and prediction tables
+(docs/results/replay.md) from sets that record-set.sh recorded.
 
 For each set and scenario (mutex; rwlock), every `none` trace is replayed
 under none and superpass (`superpass replay TRACE --critical sp-ui -p

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# Records one set of the What-if replay's measurements (README, "What-if
-# replay"): N recordings of the bench's mutex scenario and N of its rwlock
-# scenario (K = 4), each under `none` and then `superpass-preload`, every
-# run traced with `superpass record` and its figures kept with --json. The
+# Records one set of the What-if replay's measurements
+# (docs/results/replay.md): N recordings of the bench's mutex scenario and N
+# of its rwlock scenario (K = 4), each under `none` and then
+# `superpass-preload`, every run traced with `superpass record` and its
+# figures kept with --json. The
 # two runs of a pair are recorded back to back in one exclusive hold of
 # the measure lock, so that nothing else measured on the machine runs
 # between them. A measurement, not a test: nothing is asserted.

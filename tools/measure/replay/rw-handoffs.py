@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """How a glibc rwlock's read phases were handed on, in a trace and in its
-replay: the measurement behind the README's rwlock figures ("What-if
-replay"). A measurement, not a test: nothing is asserted.
+replay: the measurement behind the rwlock figures of
+docs/results/replay.md. A measurement, not a test: nothing is asserted.
 
 usage: rw-handoffs.py TRACE EVENTS POLICY [--critical PREFIX] [--k K]
 

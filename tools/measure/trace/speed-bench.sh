@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# The trace reader's speed figure (README, "Traces"): `wc -l` and
+# The trace reader's speed figure (docs/results/trace-speed.md): `wc -l` and
 # `superpass analyze` on the same large text trace (make one with
 # make-big-trace.sh), page cache warm, RUNS runs of each in turn; prints
 # each time, the median and range, the ratio of the medians, MB/s

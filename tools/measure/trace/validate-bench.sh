@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Checks `superpass analyze` against `superpass bench`'s own measurement of
-# the same run (the README's validation table). Records the bench under
+# the same run (docs/results/analyze.md). Records the bench under
 # `superpass record` with SUPERPASS_BENCH_TRACE=1 (one line per blocking:
 # request and acquisition times, CLOCK_MONOTONIC like the trace's mono
 # clock, and the holder at the request), analyses the trace, and for each
