@@ -41,6 +41,7 @@
 
 #include "sp_rt.h"
 #include "sp_sched_attr.h"
+#include "sp_os.h"
 
 #define SP_ACT_SLOTS 1024u /* power of two; more concurrent boosts are refused */
 #define SP_ACT_TOMB UINT64_MAX
@@ -101,7 +102,7 @@ int sp_runtime_has_cap_sys_nice(void)
 	struct __user_cap_data_struct data[2];
 
 	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capget, &hdr, data) != 0)
+	if (sp_os_sys(SYS_capget, (long)&hdr, (long)data, 0, 0) != 0)
 		return 0;
 	return (data[CAP_SYS_NICE / 32].effective >> (CAP_SYS_NICE % 32)) & 1u;
 }
@@ -271,7 +272,7 @@ static void sp_act_downgrade(void)
  * owner in another process, and tids are global) that still exists. */
 static bool sp_act_ours(sp_tid_t tid)
 {
-	return tid == sp_rt_self_state.tid || syscall(SYS_tgkill, getpid(), (pid_t)tid, 0) == 0;
+	return tid == sp_rt_self_state.tid || sp_os_sys(SYS_tgkill, getpid(), (long)tid, 0, 0) == 0;
 }
 
 static void sp_act_count_rc(int rc)

@@ -35,6 +35,7 @@
 
 #include "sp_glibc_locks.h"
 #include "sp_instr_holds.h"
+#include "sp_os.h"
 
 #define SP_IW_THREADS 1024u                  /* threads whose lists can be scanned */
 #define SP_IW_SCAN_MAX 64u                   /* readers one scan reports */
@@ -479,7 +480,7 @@ static void sp_iw_atfork_child(void)
 static void sp_iw_atfork_prepare(void)
 {
 	if (!sp_rt_self_state.tid)
-		sp_rt_self_state.tid = (sp_tid_t)syscall(SYS_gettid);
+		sp_rt_self_state.tid = (sp_tid_t)sp_os_sys(SYS_gettid, 0, 0, 0, 0);
 }
 
 __attribute__((constructor)) static void sp_iw_ctor(void)

@@ -64,11 +64,11 @@ void sp_iw_membarrier(void)
 	int mb = __atomic_load_n(&sp_iw_mb, __ATOMIC_RELAXED);
 
 	if (mb == 0) {
-		mb = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
+		mb = sp_os_sys(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0, 0) == 0
 			     ? 1 : -1;
 		__atomic_store_n(&sp_iw_mb, mb, __ATOMIC_RELAXED);
 	}
-	if (mb < 0 || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+	if (mb < 0 || sp_os_sys(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0, 0) != 0)
 		sp_smp_mb(); /* in its place: the limit said in sp_instr_holds.c */
 }
 

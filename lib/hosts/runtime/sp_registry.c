@@ -19,6 +19,7 @@
 
 #include "sp_instr_holds.h"
 #include "sp_rt.h"
+#include "sp_os.h"
 
 #define SP_REG_SLOTS 1024u
 #define SP_NAMES_MAX (SP_RT_NAMES_MAX + 3) /* ",a,b," and the NUL */
@@ -291,7 +292,7 @@ sp_tid_t sp_rt_thread_slow(struct sp_core *core)
 	char name[17] = { 0 };
 
 	if (!t->tid)
-		t->tid = (sp_tid_t)syscall(SYS_gettid);
+		t->tid = (sp_tid_t)sp_os_sys(SYS_gettid, 0, 0, 0, 0);
 	if (!core)
 		return t->tid;
 	t->gen = __atomic_load_n(&sp_rt_gen, __ATOMIC_RELAXED);
@@ -317,7 +318,7 @@ sp_tid_t sp_thread_self(void)
 	struct sp_rt_thread *t = &sp_rt_self_state;
 
 	if (!t->tid)
-		t->tid = (sp_tid_t)syscall(SYS_gettid);
+		t->tid = (sp_tid_t)sp_os_sys(SYS_gettid, 0, 0, 0, 0);
 	return t->tid;
 }
 

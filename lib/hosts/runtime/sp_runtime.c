@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "sp_rt.h"
+#include "sp_os.h"
 
 struct sp_core *sp_rt_core_ptr;
 uint32_t sp_rt_gen;
@@ -52,7 +53,7 @@ static void sp_rt_atfork_child(void)
 {
 	sp_tid_t parent_tid = sp_rt_self_state.tid;
 
-	sp_rt_self_state.tid = (sp_tid_t)syscall(SYS_gettid);
+	sp_rt_self_state.tid = (sp_tid_t)sp_os_sys(SYS_gettid, 0, 0, 0, 0);
 	sp_rt_self_state.gen = 0;
 	sp_rt_off = 1;
 	__atomic_store_n(&sp_rt_core_ptr, NULL, __ATOMIC_RELEASE);

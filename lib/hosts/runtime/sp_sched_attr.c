@@ -2,6 +2,7 @@
 /* Raw sched_getattr/sched_setattr (no glibc wrapper before 2.41). */
 #define _GNU_SOURCE
 #include "sp_sched_attr.h"
+#include "sp_os.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -15,7 +16,7 @@ _Static_assert(sizeof(struct sp_sched_attr) == 56, "SCHED_ATTR_SIZE_VER1 is 56 b
 int sp_sched_getattr(pid_t tid, struct sp_sched_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
-	if (syscall(SYS_sched_getattr, tid, attr, (unsigned int)sizeof(*attr), 0u) != 0)
+	if (sp_os_sys(SYS_sched_getattr, (long)tid, (long)attr, (long)sizeof(*attr), 0) != 0)
 		return -errno;
 	return 0;
 }
@@ -30,7 +31,7 @@ int sp_sched_setattr(pid_t tid, const struct sp_sched_attr *attr)
 	a.sched_flags &= SP_SCHED_FLAG_RESET_ON_FORK;
 	a.sched_util_min = 0;
 	a.sched_util_max = 0;
-	if (syscall(SYS_sched_setattr, tid, &a, 0u) != 0)
+	if (sp_os_sys(SYS_sched_setattr, (long)tid, (long)&a, 0, 0) != 0)
 		return -errno;
 	return 0;
 }

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Futex calls of the library's own, made with the system call instruction
+ * System calls of the library's own, made with the system call instruction
  * itself: never through libc's public syscall(), which an interposer (ours
- * included) may export and wrap. Every futex wait or wake of lib/os and
- * lib/hosts goes through sp_os_futex().
+ * included) exports and wraps. Every futex wait or wake of lib/os and
+ * lib/hosts goes through sp_os_futex(), every other call sp_os_sys().
  */
 #ifndef SP_OS_FUTEX_H
 #define SP_OS_FUTEX_H
 
+#include <errno.h>
 #include <linux/futex.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -47,6 +48,20 @@ static inline long sp_os_syscall6(long nr, long a, long b, long c, long d, long 
 #else
 #error "lib/os/posix/sp_os_futex.h: add the system call instruction of this CPU"
 #endif
+
+/* Any system call of the library's own, with libc's convention: the
+ * result, or -1 with errno set. The interposer exports syscall() (for the
+ * program's futex locks), so the runtime never calls libc's. */
+static inline long sp_os_sys(long nr, long a, long b, long c, long d)
+{
+	long rc = sp_os_syscall6(nr, a, b, c, d, 0, 0);
+
+	if (rc < 0 && rc > -4096) {
+		errno = (int)-rc;
+		return -1;
+	}
+	return rc;
+}
 
 /* futex(2) on @word: 0 or a positive count, or a negative errno (errno
  * itself is left alone). */
