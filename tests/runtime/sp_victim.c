@@ -47,41 +47,9 @@ static void wait_ready(int n)
 	pthread_mutex_unlock(&cm);
 }
 
-/* Polls until SCHED_FIFO (or a nicer nice), bounded. */
-static int wait_boost(const struct sp_test_attr *before)
-{
-	struct timespec ts = { 0, 100000 };
-	struct sp_test_attr a;
-
-	for (int i = 0; i < max_polls; i++) {
-		sp_test_get_attr(&a);
-		if (a.policy != before->policy || a.nice != before->nice)
-			return 1;
-		nanosleep(&ts, NULL);
-	}
-	return 0;
-}
-
-/* The boost may be withdrawn by the thread that granted it a moment after
- * our release (the core validates a new grant after publishing it), so
- * "restored" means: back to the exact attributes, within a bounded wait. */
-static void wait_restored(const struct sp_test_attr *b, struct sp_test_attr *a)
-{
-	struct timespec ts = { 0, 100000 };
-
-	for (int i = 0; i < 30000; i++) {
-		sp_test_get_attr(a);
-		if (a->policy == b->policy && a->nice == b->nice && a->prio == b->prio &&
-		    a->flags == b->flags)
-			return;
-		nanosleep(&ts, NULL);
-	}
-}
-
 static void report(const char *who, int boosted, const struct sp_test_attr *b, const struct sp_test_attr *a)
 {
-	int restored = a->policy == b->policy && a->nice == b->nice && a->prio == b->prio &&
-		       a->flags == b->flags;
+	int restored = sp_test_attr_same(a, b);
 
 	printf("%s tid=%ld boosted=%d restored=%d", who, (long)syscall(SYS_gettid), boosted,
 	       restored);
@@ -105,9 +73,9 @@ static void *holder(void *arg)
 	sp_test_get_attr(&b);
 	pthread_mutex_lock(&m);
 	ready();
-	boosted = wait_boost(&b);
+	boosted = sp_test_wait_boost(&b, max_polls);
 	pthread_mutex_unlock(&m);
-	wait_restored(&b, &a);
+	sp_test_wait_restored(&b, &a);
 	report("holder", boosted, &b, &a);
 	return NULL;
 }
@@ -123,9 +91,9 @@ static void *reader(void *arg)
 	sp_test_get_attr(&b);
 	pthread_rwlock_rdlock(&rw);
 	ready();
-	boosted = wait_boost(&b);
+	boosted = sp_test_wait_boost(&b, max_polls);
 	pthread_rwlock_unlock(&rw);
-	wait_restored(&b, &a);
+	sp_test_wait_restored(&b, &a);
 	report("reader", boosted, &b, &a);
 	return NULL;
 }

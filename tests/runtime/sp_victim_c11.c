@@ -28,44 +28,9 @@ static cnd_t cv;
 static int ready, release;
 static int max_polls = 30000; /* argv[1] may lower it */
 
-static int same_attr(const struct sp_test_attr *a, const struct sp_test_attr *b)
-{
-	return a->policy == b->policy && a->nice == b->nice && a->prio == b->prio &&
-	       a->flags == b->flags;
-}
-
-static int wait_boost(const struct sp_test_attr *before)
-{
-	struct timespec ts = { 0, 100000 };
-	struct sp_test_attr a;
-
-	for (int i = 0; i < max_polls; i++) {
-		sp_test_get_attr(&a);
-		if (a.policy != before->policy || a.nice != before->nice)
-			return 1;
-		nanosleep(&ts, NULL);
-	}
-	return 0;
-}
-
-/* The grant may be withdrawn a moment after the release: bounded wait. */
-static int wait_restored(const struct sp_test_attr *b)
-{
-	struct timespec ts = { 0, 100000 };
-	struct sp_test_attr a;
-
-	for (int i = 0; i < 30000; i++) {
-		sp_test_get_attr(&a);
-		if (same_attr(&a, b))
-			return 1;
-		nanosleep(&ts, NULL);
-	}
-	return 0;
-}
-
 static void *holder(void *arg)
 {
-	struct sp_test_attr b;
+	struct sp_test_attr b, a;
 	int boosted, restored;
 
 	(void)arg;
@@ -79,9 +44,9 @@ static void *holder(void *arg)
 	while (!release) /* main's trylock/timedlock checks come first */
 		cnd_wait(&cv, &cm);
 	mtx_unlock(&cm);
-	boosted = wait_boost(&b);
+	boosted = sp_test_wait_boost(&b, max_polls);
 	mtx_unlock(&m);
-	restored = wait_restored(&b);
+	restored = sp_test_wait_restored(&b, &a);
 	printf("holder tid=%ld boosted=%d restored=%d\n", (long)syscall(SYS_gettid), boosted,
 	       restored);
 	return boosted && restored ? NULL : (void *)1;

@@ -80,33 +80,6 @@ static void pause_briefly(void)
 	nanosleep(&ts, NULL);
 }
 
-static int boosted_within(const struct sp_test_attr *b, int polls)
-{
-	struct sp_test_attr a;
-
-	for (int i = 0; i < polls; i++) {
-		sp_test_get_attr(&a);
-		if (a.policy != b->policy || a.nice != b->nice)
-			return 1;
-		pause_briefly();
-	}
-	return 0;
-}
-
-static int restored(const struct sp_test_attr *b)
-{
-	struct sp_test_attr a;
-
-	for (int i = 0; i < 30000; i++) {
-		sp_test_get_attr(&a);
-		if (a.policy == b->policy && a.nice == b->nice && a.prio == b->prio &&
-		    a.flags == b->flags)
-			return 1;
-		pause_briefly();
-	}
-	return 0;
-}
-
 static int results[3][2]; /* per round: boosted, restored */
 
 /* Round r: take the lock, say so, wait (bounded) for a boost while main
@@ -114,7 +87,7 @@ static int results[3][2]; /* per round: boosted, restored */
 static void *holder(void *arg)
 {
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
-	struct sp_test_attr b;
+	struct sp_test_attr b, a;
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "holder");
@@ -129,12 +102,12 @@ static void *holder(void *arg)
 			lock_pi(&pi_word, tid);
 		__atomic_store_n(&done_step, r + 1, __ATOMIC_RELEASE);
 		/* round 0 expects no boost: a short look is enough */
-		results[r][0] = boosted_within(&b, r == 0 ? 2000 : max_polls);
+		results[r][0] = sp_test_wait_boost(&b, r == 0 ? 2000 : max_polls);
 		if (r < 2)
 			unlock012(&word);
 		else
 			unlock_pi(&pi_word, tid);
-		results[r][1] = restored(&b);
+		results[r][1] = sp_test_wait_restored(&b, &a);
 	}
 	return NULL;
 }

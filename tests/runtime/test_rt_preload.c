@@ -111,60 +111,60 @@ static void test_unmodified_program_boosted_and_restored(void **state)
 	unlink(log);
 }
 
+/* Runs @prog (a victim that checks its holders itself) under the
+ * interposer with its statistics in a temporary file: asserts it passed
+ * and that every fast track was restored; returns the statistics
+ * (sp_test_slurp's buffer) and, in @out, its output. */
+static const char *run_victim_checked(const char *prog, char *out, size_t cap)
+{
+	char stats[] = "/tmp/sp-stats-XXXXXX";
+	char st[600];
+	char *extra[] = { st, NULL };
+	char *argv[] = { (char *)prog, "30000", NULL };
+	const char *json;
+	int fd = mkstemp(stats);
+
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(st, sizeof(st), "SUPERPASS_STATS=%s", stats);
+	assert_int_equal(run_preloaded(argv, extra, out, cap), 0);
+	assert_non_null(strstr(out, "failures=0"));
+	json = sp_test_slurp(stats, 0);
+	unlink(stats);
+	assert_non_null(json);
+	assert_int_equal(json_num(json, "act_fast_tracks"), json_num(json, "act_restores"));
+	assert_int_equal(json_num(json, "boosted_now"), 0);
+	return json;
+}
+
 /* C11 threads: mtx_lock() reaches the runtime, the holder is fast-tracked
  * and restored, and trylock/timedlock keep their C11 results. */
 static void test_c11_threads_boosted_and_restored(void **state)
 {
-	char stats[] = "/tmp/sp-stats-XXXXXX";
-	char st[600], out[8192];
-	char *extra[] = { st, NULL };
-	char *argv[] = { SP_VICTIM_C11_PATH, "30000", NULL };
+	char out[8192];
 	const char *json;
-	int fd = mkstemp(stats);
 
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(st, sizeof(st), "SUPERPASS_STATS=%s", stats);
-	assert_int_equal(run_preloaded(argv, extra, out, sizeof(out)), 0);
+	json = run_victim_checked(SP_VICTIM_C11_PATH, out, sizeof(out));
 	assert_non_null(strstr(out, "holder tid="));
-	assert_non_null(strstr(out, "failures=0"));
-	json = sp_test_slurp(stats, 0);
-	assert_non_null(json);
 	assert_true(json_num(json, "blockings") >= 1);
 	assert_true(json_num(json, "act_fast_tracks") >= 1);
-	assert_int_equal(json_num(json, "act_fast_tracks"), json_num(json, "act_restores"));
-	assert_int_equal(json_num(json, "boosted_now"), 0);
-	unlink(stats);
 }
 
 /* Futex words driven through syscall(): a 0/1/2 word's holder is boosted
- * once it is a candidate (its second wait), a PI word's at once; every
- * boost is restored. */
+ * once it is a candidate (its second wait), a PI word's at once. */
 static void test_futex_words_boosted_and_restored(void **state)
 {
-	char stats[] = "/tmp/sp-stats-XXXXXX";
-	char st[600], out[8192];
-	char *extra[] = { st, NULL };
-	char *argv[] = { SP_VICTIM_FUTEX_PATH, "30000", NULL };
+	char out[8192];
 	const char *json;
-	int fd = mkstemp(stats);
 
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(st, sizeof(st), "SUPERPASS_STATS=%s", stats);
-	assert_int_equal(run_preloaded(argv, extra, out, sizeof(out)), 0);
+	json = run_victim_checked(SP_VICTIM_FUTEX_PATH, out, sizeof(out));
 	assert_non_null(strstr(out, "round 0 (0/1/2 word): boosted=0 restored=1"));
 	assert_non_null(strstr(out, "round 1 (0/1/2 word): boosted=1 restored=1"));
 	assert_non_null(strstr(out, "round 2 (PI word): boosted=1 restored=1"));
-	json = sp_test_slurp(stats, 0);
-	assert_non_null(json);
 	assert_true(json_num(json, "blockings") >= 3);
 	assert_true(json_num(json, "act_fast_tracks") >= 2);
-	assert_int_equal(json_num(json, "act_fast_tracks"), json_num(json, "act_restores"));
-	assert_int_equal(json_num(json, "boosted_now"), 0);
-	unlink(stats);
 }
 
 static void test_observe_mode_boosts_nobody(void **state)
