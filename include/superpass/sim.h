@@ -323,7 +323,11 @@ struct sp_sim_result {
 	uint64_t blockings, p50, p99, p999, max;
 	uint64_t blocked_ns;      /* their sum */
 	uint64_t holder_wait_ns;  /* part of it the worst holder spent runnable, not running */
-	uint64_t frames, janky;   /* timers reached by critical threads; late ones */
+	/* Critical threads' frames: rt-app's meaning for an rt-app timer (one
+	 * per timer reached, janky when reached late: slack < 0); for a frame
+	 * loop on sp_skip timers the bench's (every period a frame, janky
+	 * the deadlines a late frame missed). */
+	uint64_t frames, janky;
 	uint64_t bg_work_ns;      /* CPU time of hogs (tasks that take no lock), or of
 				     every non-critical task if there is no hog */
 	uint64_t busy_ns;         /* CPU time used, all threads */

@@ -723,6 +723,48 @@ static void test_timer_skip(void **state)
 	}
 }
 
+/* ---- rt-app's frames: one per timer reached, janky if reached late ---- */
+struct frame_count {
+	int reached, late;
+};
+
+static void count_late_frames(void *ctx, const struct sp_sim_trace *e)
+{
+	struct frame_count *n = ctx;
+
+	if (e->type == SP_SIM_TR_FRAME) {
+		n->reached++;
+		n->late += e->arg;
+	}
+}
+
+/* 25 ms of work on a 10 ms timer, rt-app's absolute and relative modes:
+ * every timer is reached late and counts once, as rt-app logs it (one row,
+ * slack < 0), however many periods it missed. */
+static void test_rtapp_frames(void **state)
+{
+	static const char *const fmt =
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 1 }, \"tasks\": { "
+		"\"ui\": { \"sp_critical\": true, \"run\": 25000, "
+		"\"timer\": { \"ref\": \"unique\", \"period\": 10000, \"mode\": \"%s\" } } } }";
+	static const char *const modes[] = { "absolute", "relative" };
+
+	(void)state;
+	for (int m = 0; m < 2; m++) {
+		struct sp_sim_workload *w = parse("rtapp-frames", fmt, modes[m]);
+		struct frame_count n = { 0, 0 };
+		struct sp_sim_result r;
+
+		run_traced(w, SP_SIM_POL_NONE, 300 * MS, count_late_frames, &n, &r);
+		assert_int_equal(n.reached, 11); /* at 25, 50 ... 275 ms */
+		assert_int_equal(r.frames, n.reached);
+		assert_int_equal(r.janky, n.late);
+		assert_int_equal(r.janky, 11);
+		sp_sim_result_destroy(&r);
+		sp_sim_workload_destroy(w);
+	}
+}
+
 /* ---- FIFO always beats fair, and preempts it at once ---- */
 static void test_fifo_preempts_fair(void **state)
 {
@@ -1735,6 +1777,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_preempt_point),
 		cmocka_unit_test(test_timer_skip),
+		cmocka_unit_test(test_rtapp_frames),
 		cmocka_unit_test(test_waiter_boost),
 		cmocka_unit_test(test_linux_run_to_parity),
 		cmocka_unit_test(test_nesting_limit),

@@ -186,15 +186,22 @@ static void sp_timer(struct sp_sim *s, struct sp_sim_thread *t, const struct sp_
 	}
 	tm->next += period;
 	late = s->now > tm->next;
-	if (t->critical) {
-		/* A frame late by L has missed L / period + 1 deadlines, as the
-		 * bench counts them; the periods it spanned are frames. */
+	if (t->critical && op->absolute == SP_TM_SKIP) {
+		/* The bench's frame loop (sp_skip): a frame late by L has
+		 * missed L / period + 1 deadlines, as the bench counts them;
+		 * the periods it spanned are frames. */
 		uint64_t missed = late ? (s->now - tm->next) / op->ns + 1 : 0;
 
 		s->r->frames += missed + 1;
 		s->r->janky += missed;
 		t->last_tm = tm;
 		t->last_period = op->ns;
+		sp_sim_trace_event(s, SP_SIM_TR_FRAME, t->cpu, t->idx, -1, late);
+	} else if (t->critical) {
+		/* rt-app's timer: one log row per timer reached, late when its
+		 * slack (the time left to the timer when reached) is below 0. */
+		s->r->frames++;
+		s->r->janky += late;
 		sp_sim_trace_event(s, SP_SIM_TR_FRAME, t->cpu, t->idx, -1, late);
 	}
 	t->op++;
@@ -547,7 +554,8 @@ static void sp_finish(struct sp_sim *s)
 		if (t->hog)
 			r->bg_work_ns += t->cpu_ns;
 		if (t->critical && t->last_tm && t->state != SP_TS_DONE) {
-			/* the frame in progress, if its deadline has passed */
+			/* the bench's frame in progress, if its deadline has
+			 * passed (rt-app logs only the timers it reached) */
 			uint64_t d = t->last_tm->next + t->last_period;
 
 			if (s->now > d) {

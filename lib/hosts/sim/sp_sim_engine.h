@@ -114,7 +114,7 @@ struct sp_sim_thread {
 	uint64_t snap_w0[SP_MAX_SNAP];
 	/* statistics */
 	uint64_t t_first;
-	struct sp_sim_timer *last_tm;  /* the timer a critical thread last reached */
+	struct sp_sim_timer *last_tm;  /* the sp_skip timer a critical thread last reached */
 	uint64_t last_period;
 	uint64_t cpu_ns, wait_ns, wait_since, blocked_ns, block_since;
 	uint64_t rng;
