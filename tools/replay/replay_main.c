@@ -163,6 +163,14 @@ static int write_text(const char *path, const char *text)
 	return 0;
 }
 
+/* A picture's title: the trace's file name, not the path to it. */
+static const char *replay_svg_title(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
 int replay_main(int argc, char **argv)
 {
 	enum { O_K = 256, O_CPUS, O_SLICE, O_CLASSIC, O_ALL, O_SEED, O_JSON, O_SVG, O_WL, O_BLAT, O_RUNS, O_EVENTS };
@@ -466,7 +474,7 @@ int replay_main(int argc, char **argv)
 	if (svg) {
 		FILE *f = sp_cli_output_open(svg);
 
-		if (!f || sp_sim_write_svg(f, rs, nr, path) | sp_cli_output_close(f)) {
+		if (!f || sp_sim_write_svg(f, rs, nr, replay_svg_title(path)) | sp_cli_output_close(f)) {
 			fprintf(stderr, "superpass replay: cannot write %s\n", svg);
 			status = 1;
 		}
