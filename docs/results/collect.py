@@ -12,13 +12,13 @@ their lines are parsed here into numbers; the text itself is kept beside
 them ("text"), so a reader can check one against the other.
 """
 import argparse
+import concurrent.futures
 import datetime
 import glob
 import importlib.util
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 
@@ -237,11 +237,11 @@ def c_replay(raw):
     tmp = os.path.join(raw, "replays")
     os.makedirs(tmp, exist_ok=True)
     for sc, kargs in pt.SCENARIOS:
-        rows = []
-        for i in range(1, 100):
-            r = pt.one(sp, os.path.join(raw, "set"), sc, kargs, i, runs, tmp)
-            if r:
-                rows.append(r)
+        # as prediction-table.py does: the traces' replays side by side
+        with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+            futs = [ex.submit(pt.one, sp, os.path.join(raw, "set"), sc, kargs, i, runs, tmp)
+                    for i in range(1, 100)]
+            rows = [r for r in (f.result() for f in futs) if r]
         if not rows:
             continue
         ok, n, lines = pt.summary(rows, out["steal_ms"])
