@@ -96,6 +96,21 @@ def c_bench(raw):
             "text": read(os.path.join(raw, "bench.out"))}
 
 
+def c_bench_readers(raw):
+    """readers-R-a.json and readers-R-b.json (two ranges of K): one set per R."""
+    sets = {}
+    for p in glob.glob(os.path.join(raw, "readers-*-*.json")):
+        r = int(re.findall(r"readers-(\d+)-", p)[0])
+        b = load(p)
+        if r in sets:
+            sets[r]["runs"] += b["runs"]
+        else:
+            sets[r] = b
+    if not sets:
+        fail(f"{raw}: no readers-R-*.json")
+    return {"sets": [{"readers": r, "bench": sets[r]} for r in sorted(sets)]}
+
+
 def parse_core_table(text):
     """sp_bench_core's Markdown table: operation, threads, CPU ns, min..max, wall ns."""
     rows = []
@@ -197,10 +212,10 @@ def parse_spt(text):
                 stats.setdefault(sc, {})[k] = v
             continue
         f = line.split()
-        # SPT pcost MODE kind K iters N ns N contended N
-        if len(f) >= 11 and f[:2] == ["SPT", "pcost"] and f[3] == "kind":
-            pcost.append({"mode": f[2], "kind": f[4], "iters": int(f[6]), "ns": int(f[8]),
-                          "contended": int(f[10])})
+        # SPT pcost MODE KIND iters N ns N contended N
+        if len(f) >= 10 and f[:2] == ["SPT", "pcost"] and f[4] == "iters":
+            pcost.append({"mode": f[2], "kind": f[3], "iters": int(f[5]), "ns": int(f[7]),
+                          "contended": int(f[9])})
     return {"runs": runs, "stats": stats, "pcost": pcost}
 
 
@@ -214,9 +229,22 @@ def c_kmod_qemu(raw):
                  figures=out[out.find("== figures"):] if "== figures" in out else "")
         b.update(parse_spt(read(spt)) if os.path.exists(spt) else {"runs": {}, "stats": {}, "pcost": []})
         boots.append(b)
-    if not boots:
-        fail(f"{raw}: no boot-*")
-    return {"boots": boots}
+    if not any(b["runs"] for b in boots):
+        fail(f"{raw}: no boot finished (see boot-*/out.txt)")
+    replay = []
+    p = os.path.join(raw, "replay.tsv")
+    if os.path.exists(p):
+        lines = [l.split("\t") for l in read(p).splitlines() if l.strip()]
+        for f in lines[1:]:
+            r = dict(zip(lines[0], f))
+            for k, v in r.items():
+                try:
+                    r[k] = float(v)
+                except ValueError:
+                    pass
+            r["dir"] = os.path.basename(os.path.dirname(str(r.get("dir", "")).rstrip("/")))
+            replay.append(r)
+    return {"boots": boots, "replay": replay}
 
 
 def prediction_module():
@@ -283,7 +311,7 @@ def c_trace_speed(raw):
             "text": text}
 
 
-COLLECT = {"bench": c_bench, "micro": c_micro, "sim-paper": c_sim_paper, "sweep": c_sweep,
+COLLECT = {"bench": c_bench, "bench-readers": c_bench_readers, "micro": c_micro, "sim-paper": c_sim_paper, "sweep": c_sweep,
            "sim-real": c_sim_real, "analyze": c_analyze, "kmod-qemu": c_kmod_qemu,
            "replay": c_replay, "parse": c_parse, "trace-speed": c_trace_speed}
 

@@ -127,7 +127,7 @@ def tick_label(v):
     return f"{v:g}" if v >= 0.001 else f"{v:.0e}"
 
 
-def svg_hbars(title, groups, xlabel):
+def svg_hbars(title, groups, xlabel, caption="bar: median; whisker: min-max over the runs; log scale"):
     """Horizontal bars on a log axis: groups of (label, median, lo, hi)."""
     vals = [v for _, rows in groups for r in rows for v in r[1:] if v]
     if not vals:
@@ -161,8 +161,7 @@ def svg_hbars(title, groups, xlabel):
                 for v in (a, b):
                     s.append(f'<line x1="{x(v):.1f}" y1="{y + 3}" x2="{x(v):.1f}" y2="{y + bar - 3}" stroke="black"/>')
             y += bar + 4
-    s.append(f'<text x="{W - right}" y="{top - 14}" text-anchor="end" fill="#555">bar: median; '
-             f'whisker: min-max over the runs; log scale</text>')
+    s.append(f'<text x="{W - right}" y="{top - 14}" text-anchor="end" fill="#555">{esc(caption)}</text>')
     s.append("</svg>")
     return "\n".join(s) + "\n"
 
@@ -294,6 +293,32 @@ def r_bench(d, st):
             f"Runs had {min(nb) if nb else 0}-{max(nb) if nb else 0} blockings each. {FEW}", ""]
     svg = svg_hbars("superpass bench: P99.9 blocking of the critical thread", groups,
                     "P99.9 blocking, ms (log scale)")
+    return "\n".join(out), svg
+
+
+def r_bench_readers(d, st):
+    sets = d["sets"]
+    o = sets[0]["bench"]["options"]
+    ks = sorted({r["k"] for s in sets for r in s["bench"]["runs"]})
+    out = [f"`superpass bench -q -s rwlock -p superpass --readers R --k LIST -d {o['duration_s']:g} "
+           f"-r {o['repeat']} --json FILE`, K = {', '.join(map(str, ks))} (two invocations), for R = "
+           f"{', '.join(str(s['readers']) for s in sets)}: the critical writer's P99.9 blocking (ms) "
+           "against the reader tracker's bound K and the number of concurrent readers; median "
+           "(min-max) over the runs.", ""]
+    t, series = [], []
+    for s in sets:
+        by = {}
+        for r in s["bench"]["runs"]:
+            if not r.get("skipped"):
+                by.setdefault(r["k"], []).append(r)
+        bl = [r["blockings"] for rs in by.values() for r in rs]
+        t.append([s["readers"]] + [mmm([ms(r["p999_ns"]) for r in by.get(k, [])]) for k in ks]
+                 + [f"{min(bl)}-{max(bl)}" if bl else "-"])
+        series.append((f"{s['readers']} readers", [med([ms(r["p999_ns"]) for r in by.get(k, [])]) for k in ks]))
+    out += [table(["readers"] + [f"K={k}" for k in ks] + ["blockings a run"], t), "",
+            f"K at least the number of readers tracks every reader that holds the lock. {FEW}", ""]
+    svg = svg_lines("superpass bench rwlock: P99.9 against K", ks, series,
+                    "reader-tracker bound K", "P99.9 blocking, ms (median of the runs)")
     return "\n".join(out), svg
 
 
@@ -556,11 +581,26 @@ def r_kmod_qemu(d, st):
                     "the acquisitions):", "",
                     table(["lock", "base", "idle (loaded, nothing marked)", "marked (both critical)"], t), ""]
         groups.append((f"Linux {b['kernel_series']}", g))
+    if d.get("replay"):
+        t = [[r["kernel"], r["scenario"], f"{num(r['trace_blk'])} / {num(r['trace_p999'])}",
+              f"{num(r['none_blk'])} / {num(r['none_p999'])}", f"{num(r['sp_blk'])} / {num(r['sp_p999'])}",
+              f"{num(r['module_blk'])} / {num(r['module_blk_p999'])}", num(r["module_op_p999"]),
+              num(r["sp_over_module_op_p999"])] for r in d["replay"]]
+        out += ["## The base runs, replayed", "",
+                "Each boot also ran every scenario's base run again under `superpass record` "
+                "(`--record-base`), and `tests/kmod/replay-qemu.sh` replayed those traces "
+                "(`superpass replay TRACE --critical sp-crit -p none,superpass`): the self-check is "
+                "the none replay against its trace, the prediction the superpass replay against the "
+                "module run of the same boot. Blockings: sp-crit's waits for a lock (what the replay "
+                "and the module count); ms.", "",
+                table(["kernel", "scenario", "trace: blockings / P99.9", "none replay",
+                       "superpass replay", "module: blockings / P99.9", "module operation P99.9",
+                       "predicted / module operation P99.9"], t, ["l", "l"] + ["r"] * 6), ""]
     out += [f"A run has a few hundred to about 1400 operations, a base run often fewer than 200: {FEW}",
             "Under TCG the guest's CPU is the emulator's: sections, slices and the module's worker "
             "run at its pace.", ""]
     return "\n".join(out), svg_hbars("superpass.ko under QEMU: P99.9 of the critical operations",
-                                     groups, "P99.9, ms (log scale)")
+                                     groups, "P99.9, ms (log scale)", "one boot per kernel; log scale")
 
 
 def r_replay(d, st):
@@ -681,6 +721,7 @@ def r_trace_speed(d, st):
 
 
 TITLES = {"bench": ("superpass bench: the headline benchmark", r_bench),
+          "bench-readers": ("superpass bench: the rwlock against K and readers", r_bench_readers),
           "micro": ("superpass bench micro: uncontended lock costs", r_micro),
           "sim-paper": ("superpass sim: the paper's scenarios offline", r_sim_paper),
           "sweep": ("superpass sim --sweep: P99.9 against readers and K", r_sweep),
