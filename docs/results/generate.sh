@@ -24,7 +24,7 @@ usage() {
 }
 die() { echo "generate.sh: $*" >&2; exit 2; }
 default_set="bench micro sim-paper sweep sim-real analyze"
-long_set="kmod-qemu replay parse trace-speed"
+long_set="bench-readers kmod-qemu replay parse trace-speed"
 
 [ $# -ge 1 ] || usage
 case $1 in -*) usage ;; esac
@@ -63,11 +63,11 @@ fi
 
 # Durations: the documented ones, or short ones under --quick.
 if [ $quick = 1 ]; then
-	bench_args=(-d 0.5 -r 2) micro_runs=2 micro_iters=(--iters 100000) core_scale=0.05
+	bench_args=(-d 0.5 -r 2) readers_args=(-d 0.2 -r 1) micro_runs=2 micro_iters=(--iters 100000) core_scale=0.05
 	paper_d=20 speed_d=2 sweep_d=20 analyze_d=1 kmod_secs=2 rec_n=1 replay_runs=2
 	parse_args=(2 10000 60) speed_mb=20 speed_runs=2 speed_src_d=2
 else
-	bench_args=() micro_runs=5 micro_iters=() core_scale=1
+	bench_args=() readers_args=(-d 2 -r 3) micro_runs=5 micro_iters=() core_scale=1
 	paper_d=1000 speed_d=10 sweep_d=1000 analyze_d=3 kmod_secs=6 rec_n=10 replay_runs=7
 	parse_args=(3 1000000 300) speed_mb=1100 speed_runs=5 speed_src_d=10
 fi
@@ -96,13 +96,25 @@ run() {
 		trap - EXIT
 		return 0
 	fi
-	python3 "$here/collect.py" end "$name" "$raw" "$out/$name.json" --command "$cmdline" \
-		--note "$note" && python3 "$here/render.py" "$out/$name.json" ||
+	python3 "$here/collect.py" end "$name" "$raw" "$out/$name.json" --command="$cmdline" \
+		--note="$note" && python3 "$here/render.py" "$out/$name.json" ||
 		{ failed="$failed $name"; keep=1; trap - EXIT; }
 }
 
 m_bench() {
 	"$sp" bench -q --json bench.json "${bench_args[@]}" >bench.out
+}
+
+# The rwlock's P99.9 against K and the number of readers.
+m_bench_readers() {
+	local r
+	# --k takes at most 8 values: two invocations per reader count
+	for r in 1 2 4 8; do
+		"$sp" bench -q -s rwlock -p superpass --readers "$r" --k 1,2,3,4 \
+			"${readers_args[@]}" --json "readers-$r-a.json" >"readers-$r-a.out"
+		"$sp" bench -q -s rwlock -p superpass --readers "$r" --k 5,6,7,8,64 \
+			"${readers_args[@]}" --json "readers-$r-b.json" >"readers-$r-b.out"
+	done
 }
 
 m_micro() {
@@ -179,20 +191,31 @@ m_analyze() {
 	cp v/analyze.svg "$out/analyze-tool.svg"
 }
 
-# Both amd64 boots at once, as CI runs them (each one host thread).
+# Both amd64 boots at once, as CI runs them (each one host thread). Each
+# also records its scenarios' base runs (--record-base: one traced run more
+# after the untraced base run; the base, idle and module runs are as in CI),
+# which replay-qemu.sh then replays beside the module run of the same boot.
 m_kmod_qemu() {
 	local k pids=() rc=0
 	for k in 6.1 6.12; do
-		mkdir -p "boot-$k/tmp"
+		mkdir -p "boot-$k/tmp" "boot-$k/rec"
 		printf '{"kernel_series": "%s", "seconds": %s, "arch": "amd64"}\n' "$k" "$kmod_secs" \
 			>"boot-$k/meta.json"
 		TMPDIR=$PWD/boot-$k/tmp bash "$root/tests/kmod/run-qemu-test.sh" --kernel "$k" \
 			--workdir "$PWD/boot-$k/work" --seconds "$kmod_secs" --timeout 900 \
-			--superpass "$sp" >"boot-$k/out.txt" 2>&1 &
+			--superpass "$sp" --record-base "$PWD/boot-$k/rec" >"boot-$k/out.txt" 2>&1 &
 		pids+=($!)
 	done
 	for k in "${pids[@]}"; do wait "$k" || rc=1; done
 	[ $rc = 0 ] || echo "kmod-qemu: a boot failed or was skipped (see boot-*/out.txt); its figures are kept" >&2
+	local recs=()
+	for k in 6.1 6.12; do
+		[ -r "boot-$k/rec/figures.tsv" ] && recs+=("boot-$k/rec")
+	done
+	if [ ${#recs[@]} -gt 0 ]; then
+		bash "$root/tests/kmod/replay-qemu.sh" --superpass "$sp" "${recs[@]}" >replay.tsv ||
+			echo "kmod-qemu: replay-qemu.sh failed; the boots' figures are kept" >&2
+	fi
 	return 0
 }
 
