@@ -249,6 +249,7 @@ def c_kmod_qemu(raw):
 
 def prediction_module():
     path = os.path.join(ROOT, "tools", "measure", "replay", "prediction-table.py")
+    sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
     spec = importlib.util.spec_from_file_location("prediction_table", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

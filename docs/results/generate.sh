@@ -47,13 +47,17 @@ sp=$build/tools/superpass
 command -v python3 >/dev/null || die "python3 is needed (collect.py, render.py)"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-cmdline="docs/results/generate.sh BUILD_DIR$([ $long = 1 ] && echo ' --long')$([ -n "$only" ] && echo " --only $only")$([ $quick = 1 ] && echo ' --quick')"
+# the command as the stamp gives it (the build directory is the reader's own)
+cmdline="docs/results/generate.sh BUILD_DIR"
+[ $long = 0 ] || cmdline="$cmdline --long"
+[ -z "$only" ] || cmdline="$cmdline --only $only"
+[ $quick = 0 ] || cmdline="$cmdline --quick"
 if [ $quick = 1 ] && [ -z "$note" ]; then
 	note="--quick: shortened runs, to show the format; not a result"
 fi
 
 names=$default_set
-[ $long = 1 ] && names="$names $long_set"
+[ $long = 0 ] || names="$names $long_set"
 if [ -n "$only" ]; then
 	names=""
 	for n in ${only//,/ }; do
@@ -174,7 +178,7 @@ m_sim_real() {
 	for f in mutex rwlock chain; do
 		# K matters for the rwlock only; the others run the default, 4
 		local kk=4
-		[ $f = rwlock ] && kk=$ks
+		[ $f != rwlock ] || kk=$ks
 		"$sp" sim "$root/examples/workloads/$f.json" -q --duration "$dur" --k "$kk" \
 			-p none,pi,rt-ui,superpass --json "sim-$i.json" >/dev/null
 		[ $i = 0 ] || printf ',' >>files.json
@@ -210,7 +214,7 @@ m_kmod_qemu() {
 	[ $rc = 0 ] || echo "kmod-qemu: a boot failed or was skipped (see boot-*/out.txt); its figures are kept" >&2
 	local recs=()
 	for k in 6.1 6.12; do
-		[ -r "boot-$k/rec/figures.tsv" ] && recs+=("boot-$k/rec")
+		[ ! -r "boot-$k/rec/figures.tsv" ] || recs+=("boot-$k/rec")
 	done
 	if [ ${#recs[@]} -gt 0 ]; then
 		bash "$root/tests/kmod/replay-qemu.sh" --superpass "$sp" "${recs[@]}" >replay.tsv ||

@@ -44,8 +44,8 @@ def num(x, digits=3):
         return "-"
     if x == 0:
         return "0"
-    if float(x).is_integer() and abs(x) >= 1:
-        return f"{x:.0f}"
+    if isinstance(x, int):
+        return str(x)
     a = abs(x)
     if a >= 10 ** digits:
         return f"{x:.0f}"
@@ -58,10 +58,16 @@ def mmm(xs, f=num):
     xs = [x for x in xs if x is not None]
     if not xs:
         return "-"
+    if f is num and all(isinstance(x, int) for x in xs):
+        f = count  # counts: whole, and a median between two of them ends in .5
     m, lo, hi = med(xs), min(xs), max(xs)
     if len(xs) == 1 or f(lo) == f(hi):
         return f(m)
     return f"{f(m)} ({f(lo)}-{f(hi)})"
+
+
+def count(x):
+    return f"{x:.0f}" if float(x).is_integer() else f"{x:.1f}"
 
 
 def ms(ns):
@@ -274,7 +280,7 @@ def r_bench(d, st):
             rt = [r["rt_cpu_s"] / (r["seconds"] * cpus) if r.get("seconds") else None for r in rs]
             t.append([name, len(rs), mmm([r["blockings"] for r in rs]), mmm([ms(r["p50_ns"]) for r in rs]),
                       mmm(p999), mmm([ms(r["max_ns"]) for r in rs]),
-                      f"{mmm([r['janky'] for r in rs])} of {num(med([r['frames'] for r in rs]))}",
+                      f"{mmm([r['janky'] for r in rs])} of {count(med([r['frames'] for r in rs]))}",
                       mmm_pct(hw), boost,
                       "-" if not any(rt) else f"{100 * med(rt):.2f} %",
                       f"{1e3 * sum(r.get('steal_s') or 0 for r in rs):.0f}"])

@@ -57,14 +57,14 @@ check("none: blockings median (min-max)", by["none"][col["blockings"]], "11 (10-
 check("none: janky", by["none"][col["janky frames"]], "151 (150-152) of 240")
 check("none: steal ms summed over its runs", by["none"][col["steal ms"]], "30")
 check("superpass: P99.9", by["superpass"][col["P99.9 ms"]], "0.500 (0.400-0.600)")
-check("superpass: boost_us", by["superpass"][col["boost_us P50 / P99"]], "20 / 40")
+check("superpass: boost_us", by["superpass"][col["boost_us P50 / P99"]], "20.0 / 40.0")
 check("rwlock row named with its K", [r[0] for r in t["rwlock"][1:]], ["superpass K=8"])
 
 t = tables(os.path.join(tmp, "sweep.md"))
 (head, *rows), = [v for k, v in t.items()]
 check("sweep columns", head, ["holders", "none", "superpass K=1", "superpass K=2"])
 check("sweep rows", [r[0] for r in rows], ["1", "2"])
-check("sweep cell: P99.9 (blockings)", rows[1][2], "75 (190)")
+check("sweep cell: P99.9 (blockings)", rows[1][2], "75.0 (190)")
 
 for name in ("bench", "sweep"):
     try:
