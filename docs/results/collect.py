@@ -238,10 +238,12 @@ def c_kmod_qemu(raw):
         for f in lines[1:]:
             r = dict(zip(lines[0], f))
             for k, v in r.items():
-                try:
-                    r[k] = float(v)
-                except ValueError:
-                    pass
+                for conv in (int, float):
+                    try:
+                        r[k] = conv(v)
+                        break
+                    except ValueError:
+                        pass
             r["dir"] = os.path.basename(os.path.dirname(str(r.get("dir", "")).rstrip("/")))
             replay.append(r)
     return {"boots": boots, "replay": replay}

@@ -591,7 +591,7 @@ def r_kmod_qemu(d, st):
         t = [[r["kernel"], r["scenario"], f"{num(r['trace_blk'])} / {num(r['trace_p999'])}",
               f"{num(r['none_blk'])} / {num(r['none_p999'])}", f"{num(r['sp_blk'])} / {num(r['sp_p999'])}",
               f"{num(r['module_blk'])} / {num(r['module_blk_p999'])}", num(r["module_op_p999"]),
-              num(r["sp_over_module_op_p999"])] for r in d["replay"]]
+              f"{r['sp_over_module_op_p999']:.2f}"] for r in d["replay"]]
         out += ["## The base runs, replayed", "",
                 "Each boot also ran every scenario's base run again under `superpass record` "
                 "(`--record-base`), and `tests/kmod/replay-qemu.sh` replayed those traces "
