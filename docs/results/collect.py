@@ -132,7 +132,8 @@ def c_micro(raw):
     core = None
     p = os.path.join(raw, "core.txt")
     if os.path.exists(p):
-        t = read(p)
+        # its first line names the binary by the build directory's path: left out
+        t = "".join(l for l in read(p).splitlines(True) if not l.startswith("command:"))
         core = {"rows": parse_core_table(t), "text": t}
     return {"runs": runs, "core": core}
 
