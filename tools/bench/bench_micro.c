@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 
 #include "bench.h"
 #include "sp_cli_msg.h"
+#include "sp_cli_output.h"
 #include "sp_cli_parse.h"
 #include "sp_cli_preload.h"
 
@@ -231,12 +233,52 @@ static void row(const char *name, double ns, double base)
 	printf("%-34s %9.1f %8.2fx\n", name, ns, ns / base);
 }
 
+static void json_row(json_object *a, const char *name, double ns, double base)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "ns", json_object_new_double(ns));
+	json_object_object_add(o, "vs_glibc", json_object_new_double(ns / base));
+	json_object_array_add(a, o);
+}
+
+/* --json: the table's rows, each loop's best round and its ratio to the
+ * glibc loop timed beside it; "interposer" is null when it was not found. */
+static int write_json(FILE *f, const struct micro_loop *l, const double *pre)
+{
+	json_object *root = json_object_new_object();
+	json_object *own = json_object_new_array();
+	json_object *ip = pre ? json_object_new_array() : NULL;
+	int rc;
+
+	json_object_object_add(root, "iters", json_object_new_int64(iters));
+	json_object_object_add(root, "rounds", json_object_new_int(ROUNDS));
+	json_row(own, "glibc pthread_mutex", l[0].best, l[0].best);
+	json_row(own, "sp_mutex_t", l[1].best, l[0].best);
+	json_row(own, "glibc pthread_rwlock (read)", l[2].best, l[2].best);
+	json_row(own, "sp_rwlock_t (read)", l[3].best, l[2].best);
+	json_object_object_add(root, "loops", own);
+	if (ip) {
+		json_row(ip, "glibc pthread_mutex", pre[0], pre[0]);
+		json_row(ip, "pthread_mutex + interposer", pre[1], pre[0]);
+		json_row(ip, "glibc pthread_rwlock (read)", pre[2], pre[2]);
+		json_row(ip, "pthread_rwlock (read) + interposer", pre[3], pre[2]);
+	}
+	json_object_object_add(root, "interposer", ip);
+	rc = fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY)) < 0;
+	json_object_put(root);
+	rc |= sp_cli_output_close(f) != 0;
+	return rc ? -1 : 0;
+}
+
 int bench_micro_main(int argc, char **argv_full)
 {
 	static const struct option lo[] = {
 		{ "iters", required_argument, NULL, 'n' },
 		{ "internal-child", no_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -251,6 +293,8 @@ int bench_micro_main(int argc, char **argv_full)
 	double pre[NLOOPS];
 	int child = 0, c, have_pre;
 	bool quiet = false;
+	const char *json_path = NULL;
+	FILE *json = NULL;
 	char **argv = argv_full + 2; /* after "superpass bench" */
 
 	argc -= 2;
@@ -269,6 +313,7 @@ int bench_micro_main(int argc, char **argv_full)
 		}
 		case 'c': child = 1; break;
 		case 'q': quiet = true; break;
+		case 'j': json_path = optarg; break;
 		case 'h':
 			printf("usage: superpass bench micro [options]\n"
 			       "\n"
@@ -276,6 +321,7 @@ int bench_micro_main(int argc, char **argv_full)
 			       "under the interposer.\n"
 			       "\n"
 			       "      --iters N         iterations per round (default 1000000)\n"
+			       "      --json FILE       also write the table's rows as JSON (- for stdout)\n"
 			       SP_CLI_HELP_QUIET
 			       "  -h, --help\n"
 			       "\n"
@@ -293,6 +339,11 @@ int bench_micro_main(int argc, char **argv_full)
 	}
 	if (child)
 		return micro_child();
+	/* an unwritable --json is found before the rounds, not after them */
+	if (json_path && !(json = sp_cli_output_open(json_path))) {
+		sp_cli_error(MICRO_CMD, "--json: cannot write %s: %s", json_path, strerror(errno));
+		return SP_EXIT_USAGE;
+	}
 	run_rounds(l, NLOOPS);
 	have_pre = preload_run(argv_full, pre) == 0;
 	printf("uncontended lock+unlock, one thread, best of %d interleaved rounds x %ld "
@@ -305,12 +356,16 @@ int bench_micro_main(int argc, char **argv_full)
 	if (!have_pre) {
 		if (!quiet)
 			printf("(interposer not found: set SUPERPASS_PRELOAD)\n");
-		return 0;
+	} else {
+		printf("under the interposer (glibc measured in the same process):\n");
+		row("glibc pthread_mutex", pre[0], pre[0]);
+		row("pthread_mutex + interposer", pre[1], pre[0]);
+		row("glibc pthread_rwlock (read)", pre[2], pre[2]);
+		row("pthread_rwlock (read) + interposer", pre[3], pre[2]);
 	}
-	printf("under the interposer (glibc measured in the same process):\n");
-	row("glibc pthread_mutex", pre[0], pre[0]);
-	row("pthread_mutex + interposer", pre[1], pre[0]);
-	row("glibc pthread_rwlock (read)", pre[2], pre[2]);
-	row("pthread_rwlock (read) + interposer", pre[3], pre[2]);
+	if (json && write_json(json, l, have_pre ? pre : NULL) != 0) {
+		sp_cli_error(MICRO_CMD, "cannot write %s", json_path);
+		return SP_EXIT_FAIL;
+	}
 	return 0;
 }
