@@ -54,7 +54,7 @@ expect "bench" b
 expect "analyze bench kmod record replay run sim" ""
 expect "--help --version" -
 expect "micro" bench ""
-expect "--help --iters --quiet --version" bench micro --
+expect "--help --iters --json --quiet --version" bench micro --
 expect "config list mark stats status unmark" kmod ""
 expect "status stats" kmod st
 expect_has --json kmod stats --
