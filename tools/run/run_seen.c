@@ -83,8 +83,8 @@ static void run_seen_names(const struct run_seen *s)
 }
 
 #define RUN_UNSEEN_LOCKS                                                                 \
-	"a lock the interposer cannot see (C11 mtx_t, GLib GMutex, Rust or Go locks on " \
-	"futexes, a lock of the program's own) or a statically linked program"
+	"a lock the interposer cannot see (Go's, whose system calls bypass libc; a lock " \
+	"that spins and never waits in the kernel) or a statically linked program"
 #define RUN_UNSEEN_EXIT "a process that exits skipping its statistics (_exit, Go's os.Exit)"
 
 void run_seen_warn(const struct run_seen *s, const char *critical, const char *cmd)
@@ -111,17 +111,18 @@ void run_seen_warn(const struct run_seen *s, const char *critical, const char *c
 		unmatched++;
 		if (!strcmp(tok, "main"))
 			fprintf(stderr, RUN_CMD ": warning: -c main: the main thread of %s took no "
-					"pthread lock; the thread names seen: ", cmd);
+					"lock the interposer sees; the thread names seen: ", cmd);
 		else
 			fprintf(stderr, RUN_CMD ": warning: -c %s: no thread of %s that took a "
-					"pthread lock had that name; the names seen: ", tok, cmd);
+					"lock the interposer sees had that name; the names seen: ", tok, cmd);
 		run_seen_names(s);
 		fprintf(stderr, "\n");
 	}
 	free(list);
 	if (unmatched && !s->nr_matched) {
 		sp_cli_warn(RUN_CMD, "no critical thread was seen. A thread is seen when it takes "
-			    "a pthread mutex or rwlock, not when it waits only on " RUN_UNSEEN_LOCKS
+			    "a pthread or C11 lock or waits on a futex word through libc, not when it "
+			    "waits only on " RUN_UNSEEN_LOCKS
 			    "; and " RUN_UNSEEN_EXIT " reports nothing. superpass.ko sees such waits "
 			    "in the kernel: see superpass kmod --help.");
 		return;

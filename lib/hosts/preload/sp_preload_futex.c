@@ -22,6 +22,10 @@
 #include "posix/sp_os_futex.h"
 
 #define SP_EXPORT __attribute__((visibility("default")))
+/* The pass-through path runs from other libraries' constructors too
+ * (liburcu's asks for membarrier), before a preloaded ThreadSanitizer
+ * runtime has set the thread up: it must not be instrumented. */
+#define SP_PL_UNINSTRUMENTED __attribute__((no_sanitize_thread))
 
 #ifndef FUTEX_LOCK_PI2
 #define FUTEX_LOCK_PI2 13
@@ -32,7 +36,7 @@ typedef long (*sp_pl_syscall_fn)(long nr, ...);
 static sp_pl_syscall_fn sp_pl_real_syscall;
 
 /* libc's syscall(), found once; the instruction itself if it cannot be. */
-static long sp_pl_forward(long nr, const long a[6])
+SP_PL_UNINSTRUMENTED static long sp_pl_forward(long nr, const long a[6])
 {
 	sp_pl_syscall_fn f = __atomic_load_n(&sp_pl_real_syscall, __ATOMIC_RELAXED);
 	long rc;
@@ -100,7 +104,7 @@ static long sp_pl_futex(const long a[6])
 
 /* Reads six arguments whatever the call passed, as libc's own syscall()
  * does: the kernel ignores those a call does not use. */
-SP_EXPORT long syscall(long nr, ...)
+SP_EXPORT SP_PL_UNINSTRUMENTED long syscall(long nr, ...)
 {
 	long a[6];
 	va_list ap;
