@@ -24,7 +24,7 @@
 
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t scene_lock = PTHREAD_RWLOCK_INITIALIZER;
-static volatile int stop;
+static int stop; /* set once by main, read by the others: atomics */
 
 static long now_us(void)
 {
@@ -50,7 +50,7 @@ static void *background(void *arg)
 
 	pthread_setname_np(pthread_self(), id ? "reader" : "saver");
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		if (id) {
 			pthread_rwlock_rdlock(&scene_lock);
 			burn_us(400);
@@ -68,7 +68,7 @@ static void *background(void *arg)
 static void *hog(void *arg)
 {
 	(void)arg;
-	while (!stop)
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
 		burn_us(1000);
 	return NULL;
 }
@@ -104,7 +104,7 @@ int main(void)
 		pthread_create(&h[i], NULL, hog, NULL);
 	pthread_create(&r, NULL, render, NULL);
 	pthread_join(r, NULL);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < 3; i++)
 		pthread_join(bg[i], NULL);
 	for (int i = 0; i < 4; i++)

@@ -17,7 +17,7 @@
 #include <superpass/runtime.h>
 
 static sp_mutex_t lock = SP_MUTEX_INITIALIZER;
-static volatile int stop;
+static int stop; /* set once by main, read by the others: atomics */
 
 static void burn_us(long us)
 {
@@ -34,7 +34,7 @@ static void *worker(void *arg)
 	(void)arg;
 	sp_thread_register("worker");
 	setpriority(PRIO_PROCESS, (id_t)sp_thread_self(), 19);
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		sp_mutex_lock(&lock);
 		burn_us(500); /* a short critical section, unless preempted */
 		sp_mutex_unlock(&lock);
@@ -46,7 +46,7 @@ static void *worker(void *arg)
 static void *hog(void *arg)
 {
 	(void)arg;
-	while (!stop)
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
 		burn_us(1000);
 	return NULL;
 }
@@ -74,7 +74,7 @@ int main(void)
 		sp_mutex_unlock(&lock);
 		usleep(8333);
 	}
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(w, NULL);
 	for (int i = 0; i < 4; i++)
 		pthread_join(h[i], NULL);
