@@ -278,6 +278,16 @@ int sp_lock_blocked_owner(struct sp_core *core, sp_tid_t tid, sp_lock_key_t lock
 		sp_atomic_store(&l->kind, SP_LOCK_RWLOCK);
 	if (l && owner_known)
 		new_owner = sp_lock_set_owner(core, l, lock, tid, owner);
+	/* A futex word's candidate that waits for it holds it not: its
+	 * grants on it end now, before it sleeps. Kept, it would queue in
+	 * the kernel at its fast track's RT priority, ahead of the critical
+	 * waiter, and take the word first at every wake. */
+	if (l && sp_unlikely(sp_atomic_load(&l->kind) == SP_LOCK_FUTEX) &&
+	    sp_atomic_load(&t->refs)) {
+		struct sp_grant_match m = { .target = tid, .lock = lock };
+
+		sp_grants_end_matching(core, &m, SP_END_RELEASE);
+	}
 	/* Pairs with the full barrier of the release path's cmpxchg on
 	 * l->owner (sp_lock_released): either it sees us in the waiters (and
 	 * ends what we grant), or we see its release in the walk. */

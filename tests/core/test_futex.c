@@ -106,6 +106,25 @@ static void test_wake_ends_the_grants(void **state)
 	assert_int_equal(s.boosted_now, 0);
 }
 
+/* A boosted candidate that waits for the same word is no holder: its
+ * grant ends before it sleeps (else it would queue in the kernel at RT
+ * priority ahead of the critical waiter). */
+static void test_candidate_that_waits_loses_its_grant(void **state)
+{
+	struct sp_core *core = *state;
+
+	wake(core, H1);
+	wake(core, H2);
+	assert_int_equal(sp_lock_blocked(core, UI, F, SP_HOLD_EXCL), 0);
+	sp_assert_boosted(&sp_test_host, H1);
+	sp_assert_boosted(&sp_test_host, H2);
+	assert_int_equal(sp_lock_blocked(core, H2, F, SP_HOLD_EXCL), 0);
+	sp_assert_not_boosted(&sp_test_host, H2);
+	sp_assert_boosted(&sp_test_host, H1);
+	assert_int_equal(sp_lock_unblocked(core, H2, F, false), 0);
+	assert_int_equal(sp_lock_unblocked(core, UI, F, true), 0);
+}
+
 /* Through a chain: a candidate that waits for a mutex passes its grant on
  * to the mutex's owner. */
 static void test_candidate_chain(void **state)
@@ -164,6 +183,7 @@ int main(void)
 		SP_TEST_CASE(test_candidates_get_the_fast_track, setup_k2),
 		SP_TEST_CASE(test_newest_candidates_replace_the_oldest, setup_k2),
 		SP_TEST_CASE(test_wake_ends_the_grants, setup_k2),
+		SP_TEST_CASE(test_candidate_that_waits_loses_its_grant, setup_k2),
 		SP_TEST_CASE(test_candidate_chain, setup_k2),
 		SP_TEST_CASE(test_cycle_through_a_candidate_is_not_a_deadlock, setup_k2),
 		SP_TEST_CASE(test_exited_candidate_leaves, setup_k2),
