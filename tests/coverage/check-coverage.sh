@@ -27,7 +27,7 @@ stat() {
 
 tab=$(printf '\t')
 ran=0
-while IFS="$tab" read -r id impl through expect pr cmd; do
+while IFS="$tab" read -r id impl through expect _pr cmd; do
 	[ -n "$id" ] || continue
 	ran=$((ran + 1))
 	# The command's words are tab-separated (paths may hold spaces).

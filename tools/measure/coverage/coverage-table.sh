@@ -57,10 +57,12 @@ while IFS=$'\t' read -r id impl through expect pr rest; do
 			fi
 			longest=$(sed -n 's/^ui: longest_wait_ms=\([0-9.]*\) .*/\1/p' "$work/o")
 			blockings=0
-			for f in "$work"/stats.*.json; do
-				[ "$mode" = superpass ] && [ -r "$f" ] || continue
-				blockings=$((blockings + $(sed -n 's/^  "blockings": \([0-9]*\),$/\1/p' "$f")))
-			done
+			if [ "$mode" = superpass ]; then
+				for f in "$work"/stats.*.json; do
+					[ -r "$f" ] || continue
+					blockings=$((blockings + $(sed -n 's/^  "blockings": \([0-9]*\),$/\1/p' "$f")))
+				done
+			fi
 			cand=null
 			if [ "$mode" = superpass ] && [ "$pr" = pr ] && [ -r "$rec" ] && [ -r "$act" ]; then
 				cand=$("$python" "$here/candidates.py" "$rec" "$act")
