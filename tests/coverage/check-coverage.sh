@@ -17,7 +17,7 @@
 
 dir=$1
 superpass=$2
-seconds=${3:-1.5}
+seconds=${3:-2}
 [ -r "$dir/coverage-programs.tsv" ] || cli_die "no $dir/coverage-programs.tsv"
 
 # stat FILE NAME: the number of a top-level "NAME": N line of a stats JSON.
@@ -38,34 +38,47 @@ while IFS="$tab" read -r id impl through expect _pr cmd; do
 	set -- $cmd
 	IFS=$old_ifs
 	set +f
-	rm -f "$tmp"/stats.*
-	cli_run "$superpass" run -c ui --stats "$tmp/stats.%p.json" -- "$@" "$seconds"
-	if [ "$rc" != 0 ] || ! grep -q '^ui: longest_wait_ms=' "$tmp/out"; then
-		cli_fail "$id ($impl): exit $rc, output:"
-		sed 's/^/    /' "$tmp/out" "$tmp/err"
-		continue
-	fi
-	if [ "$expect" != seen ]; then
-		echo "ok: $id ($impl, not seen today): ran to its end under superpass run"
-		continue
-	fi
-	blockings=0 grants=0 bad=""
-	for f in "$tmp"/stats.*.json; do
-		[ -r "$f" ] || continue
-		blockings=$((blockings + $(stat "$f" blockings)))
-		grants=$((grants + $(stat "$f" grants)))
-		[ "$(stat "$f" act_boosted_now)" = 0 ] || bad="$bad act_boosted_now=$(stat "$f" act_boosted_now)"
-		[ "$(stat "$f" act_fast_tracks)" = "$(stat "$f" act_restores)" ] ||
-			bad="$bad act_fast_tracks=$(stat "$f" act_fast_tracks)/act_restores=$(stat "$f" act_restores)"
-		[ "$(stat "$f" fast_tracks)" = "$(stat "$f" restores)" ] ||
-			bad="$bad fast_tracks=$(stat "$f" fast_tracks)/restores=$(stat "$f" restores)"
+	# A seen row may, by chance, have had no contended wait in one short
+	# run (the bg threads barely run at nice 19): up to 3 runs until one
+	# shows blockings and grants. Every run must leave no thread boosted.
+	for attempt in 1 2 3; do
+		rm -f "$tmp"/stats.*
+		cli_run "$superpass" run -c ui --stats "$tmp/stats.%p.json" -- "$@" "$seconds"
+		if [ "$rc" != 0 ] || ! grep -q '^ui: longest_wait_ms=' "$tmp/out"; then
+			cli_fail "$id ($impl): exit $rc, output:"
+			sed 's/^/    /' "$tmp/out" "$tmp/err"
+			break
+		fi
+		if [ "$expect" != seen ]; then
+			echo "ok: $id ($impl, not seen today): ran to its end under superpass run"
+			break
+		fi
+		blockings=0 grants=0 bad=""
+		for f in "$tmp"/stats.*.json; do
+			[ -r "$f" ] || continue
+			blockings=$((blockings + $(stat "$f" blockings)))
+			grants=$((grants + $(stat "$f" grants)))
+			[ "$(stat "$f" act_boosted_now)" = 0 ] || bad="$bad act_boosted_now=$(stat "$f" act_boosted_now)"
+			[ "$(stat "$f" act_fast_tracks)" = "$(stat "$f" act_restores)" ] ||
+				bad="$bad act_fast_tracks=$(stat "$f" act_fast_tracks)/act_restores=$(stat "$f" act_restores)"
+			[ "$(stat "$f" fast_tracks)" = "$(stat "$f" restores)" ] ||
+				bad="$bad fast_tracks=$(stat "$f" fast_tracks)/restores=$(stat "$f" restores)"
+		done
+		if [ -n "$bad" ]; then
+			cli_fail "$id ($impl): left boosted:$bad"
+			sed 's/^/    /' "$tmp/err"
+			break
+		fi
+		if [ "$blockings" -gt 0 ] && [ "$grants" -gt 0 ]; then
+			echo "ok: $id ($impl, through $through): blockings $blockings, grants $grants, none left boosted (run $attempt)"
+			break
+		fi
+		echo "note: $id run $attempt: blockings $blockings, grants $grants"
+		if [ "$attempt" = 3 ]; then
+			cli_fail "$id ($impl, through $through): no run of 3 showed blockings and grants"
+			sed 's/^/    /' "$tmp/err"
+		fi
 	done
-	if [ "$blockings" -gt 0 ] && [ "$grants" -gt 0 ] && [ -z "$bad" ]; then
-		echo "ok: $id ($impl, through $through): blockings $blockings, grants $grants, none left boosted"
-	else
-		cli_fail "$id ($impl, through $through): blockings $blockings, grants $grants${bad:+, left boosted:$bad}"
-		sed 's/^/    /' "$tmp/err"
-	fi
 done <"$dir/coverage-programs.tsv"
 
 missing=0
