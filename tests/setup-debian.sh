@@ -22,6 +22,8 @@ packages=(
 	clang libclang-rt-dev                     # libFuzzer: run-all.sh's fuzz build (tests/fuzz)
 	scdoc groff-base man-db                   # manual pages (docs/man) and cli.man's render check
 	bash-completion                           # cli.completion: the completion under bash-completion
+	g++ libglib2.0-dev rustc golang-go        # examples/coverage: the workload in C++, GLib, Rust, Go
+	openjdk-17-jdk-headless                   # ... in Java (python3 above: ... in Python)
 )
 
 as_root=()
