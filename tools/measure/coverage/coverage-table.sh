@@ -9,7 +9,12 @@
 # program's own record of who held L (candidates.py). Benchmark output:
 # nothing is asserted.
 #
-#   coverage-table.sh [--json FILE] BUILD_DIR [RUNS] [SECONDS]    (3 runs, 8 s)
+#   coverage-table.sh [--json FILE] [--warmup-ms N] BUILD_DIR [RUNS] [SECONDS]
+#                                          (3 runs, 8 s, warm-up 1000 ms)
+#
+# The longest wait is taken after a warm-up (steady-longest.py says why),
+# the same in every row and mode; the JSON keeps the whole run's too
+# ("longest_all_ms").
 #
 # Rows of another host: an executable kmod-rows.sh beside this script (the
 # kernel module's part, not built here) is run as
@@ -20,11 +25,16 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 json=""
-if [ "${1:-}" = "--json" ]; then
-	json=$2
-	shift 2
-fi
-[ $# -ge 1 ] || { echo "usage: $0 [--json FILE] BUILD_DIR [RUNS] [SECONDS]" >&2; exit 2; }
+warmup=1000
+while [ $# -gt 0 ]; do
+	case $1 in
+	--json) json=${2:?--json needs a file}; shift 2 ;;
+	--warmup-ms) warmup=${2:?--warmup-ms needs a number}; shift 2 ;;
+	*) break ;;
+	esac
+done
+case $warmup in ''|*[!0-9]*) echo "$0: --warmup-ms: want a whole number of ms, not '$warmup'" >&2; exit 2 ;; esac
+[ $# -ge 1 ] || { echo "usage: $0 [--json FILE] [--warmup-ms N] BUILD_DIR [RUNS] [SECONDS]" >&2; exit 2; }
 build=$(cd "$1" && pwd)
 runs=${2:-3}
 seconds=${3:-8}
@@ -55,7 +65,12 @@ while IFS=$'\t' read -r id impl through expect pr rest; do
 				SUPERPASS_LOG=$act "$superpass" run -q -c ui --stats "$work/stats.%p.json" -- \
 					"${cmd[@]}" "$seconds" "$rec" >"$work/o" 2>"$work/e" || true
 			fi
-			longest=$(sed -n 's/^ui: longest_wait_ms=\([0-9.]*\) .*/\1/p' "$work/o")
+			longest_all=$(sed -n 's/^ui: longest_wait_ms=\([0-9.]*\) .*/\1/p' "$work/o")
+			longest=$longest_all
+			if [ -r "$rec" ]; then
+				longest=$("$python" "$here/steady-longest.py" "$rec" "$warmup")
+				[ "$longest" = null ] && longest=""
+			fi
 			blockings=0
 			if [ "$mode" = superpass ]; then
 				for f in "$work"/stats.*.json; do
@@ -69,9 +84,9 @@ while IFS=$'\t' read -r id impl through expect pr rest; do
 			elif [ "$mode" = superpass ] && [ "$pr" = pr ] && [ -r "$rec" ]; then
 				cand='{"note": "no fast track logged"}'
 			fi
-			printf '{"id": "%s", "impl": "%s", "through": "%s", "host": "run", "expect": "%s", "pr": %s, "mode": "%s", "run": %d, "longest_ms": %s, "blockings": %d, "candidates": %s}\n' \
+			printf '{"id": "%s", "impl": "%s", "through": "%s", "host": "run", "expect": "%s", "pr": %s, "mode": "%s", "run": %d, "longest_ms": %s, "longest_all_ms": %s, "blockings": %d, "candidates": %s}\n' \
 				"$id" "$impl" "$through" "$expect" "$([ "$pr" = pr ] && echo true || echo false)" \
-				"$mode" "$r" "${longest:-null}" "$blockings" "$cand" >>"$out"
+				"$mode" "$r" "${longest:-null}" "${longest_all:-null}" "$blockings" "$cand" >>"$out"
 			echo "  $id $mode run $r: longest ${longest:-?} ms, blockings $blockings" >&2
 		done
 	done
@@ -83,4 +98,4 @@ if [ -x "$here/kmod-rows.sh" ]; then
 fi
 
 "$python" "$here/coverage-report.py" "$out" ${json:+--json "$json"} \
-	--note "$runs runs x ${seconds} s, $(nproc) CPUs, load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	--note "$runs runs x ${seconds} s, longest wait after a ${warmup} ms warm-up, $(nproc) CPUs, load after: $(cut -d' ' -f1-3 /proc/loadavg)"
