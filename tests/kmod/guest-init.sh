@@ -16,9 +16,9 @@ SECS=$(sed -n 's/.*sp_seconds=\([0-9]*\).*/\1/p' /proc/cmdline)
 # mmap up to 6.3, populate from 6.4 where faults take per-VMA locks).
 MMSC=$(sed -n 's/.*sp_mm=\([a-z]*\).*/\1/p' /proc/cmdline)
 [ -n "$MMSC" ] || MMSC=mmap
-# The scenarios to run (run-qemu-test.sh --scenarios; default all three).
+# The scenarios to run (run-qemu-test.sh --scenarios; default all four).
 SCENS=$(sed -n 's/.*sp_scen=\([a-z,]*\).*/\1/p' /proc/cmdline | tr , ' ')
-[ -n "$SCENS" ] || SCENS="inode $MMSC fpos"
+[ -n "$SCENS" ] || SCENS="inode $MMSC fpos futex"
 # sp_trace=MS (run-qemu-test.sh --trace-long MS): the module runs record
 # sched_switch, sched_waking and lock contention in ftrace; the first
 # critical operation over MS ms stops it, and the trace of that operation
@@ -171,11 +171,14 @@ check cycles_under_load $ok "threads left non-SCHED_OTHER: $fifo"
 kill $spw_pid
 wait $spw_pid 2>/dev/null
 
-# The rest of the interface, once, on a fresh load with reader tracking off.
-if insmod /superpass.ko readers=0 selftest=0; then ok=1; else ok=0; fi
+# The rest of the interface, once, on a fresh load with reader tracking
+# and the futex hook off.
+if insmod /superpass.ko readers=0 futex=0 selftest=0; then ok=1; else ok=0; fi
 check load_readers_off $ok ""
 grep -q "^reader_tracking 0" /proc/superpass/config && ok=1 || ok=0
 check config_reader_tracking_off $ok ""
+grep -q "^futex_hook 0" /proc/superpass/stats && ok=1 || ok=0
+check load_futex_off $ok ""
 echo "fifo_prio 7" > /proc/superpass/config && grep -q "^fifo_prio 7" /proc/superpass/config && ok=1 || ok=0
 check config_set_fifo_prio $ok ""
 if echo "depth 3" > /proc/superpass/config 2>/dev/null; then ok=0; else ok=1; fi
