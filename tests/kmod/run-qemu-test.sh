@@ -10,7 +10,7 @@
 #                               [--superpass BIN] [--scenarios "A B"]
 #                               [--trace-long MS] [--record-base DIR]
 #
-# --scenarios: run only those (inode, mmap|populate, fpos, futex; a debugging aid:
+# --scenarios: run only those (inode, mmap|populate, fpos, futex, go; a debugging aid:
 # the checks of the others then fail). --trace-long MS: the module runs
 # record ftrace (sched_switch, sched_waking, lock contention) in the guest
 # and the trace of the first critical operation over MS ms goes to
@@ -149,7 +149,7 @@ if [ -n "$kmm" ] && [ "$(echo "$kmm" | awk '{ print ($1 > 6 || ($1 == 6 && $2 >=
 else
 	MMSC=mmap
 fi
-SCENARIOS=${SCEN_ONLY:-inode $MMSC fpos futex}
+SCENARIOS=${SCEN_ONLY:-inode $MMSC fpos futex}  # and go: below, once it is built
 EXTRA_APPEND=""
 [ -n "$SCEN_ONLY" ] && EXTRA_APPEND="$EXTRA_APPEND sp_scen=$(echo $SCEN_ONLY | tr ' ' ,)"
 [ -n "$TRACE_MS" ] && EXTRA_APPEND="$EXTRA_APPEND sp_trace=$TRACE_MS"
@@ -188,9 +188,24 @@ make -s -C "$KDIR" "${KMAKE[@]}" M="$(cd "$WORK/pcbuild" && pwd)" modules >"$WOR
 echo "== building the static workload"
 "$CC" -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
 	-o "$WORK/root/spw" "$HERE/sp_kmod_workload.c" || die "workload build"
+# The go scenario (Go's sync.Mutex: the runtime's raw futex calls) when
+# a Go toolchain is there (Debian's golang-go): static, for the guest's
+# architecture; without one the scenario is left out and said so.
+GO_SCEN=""
+if command -v go >/dev/null; then
+	echo "== building the Go workload ($(go version | awk '{ print $3 }'))"
+	gocache=$(go env GOCACHE 2>/dev/null || true)
+	[ -n "$gocache" ] && [ "$gocache" != off ] || export GOCACHE=$WORK/gocache
+	(cd "$HERE/go" && CGO_ENABLED=0 GOARCH=$ARCH GOFLAGS=-mod=mod go build -o "$WORK/root/spgo" sp_kmod_go.go) ||
+		die "Go workload build"
+	GO_SCEN=go
+else
+	echo "== no go command (golang-go): the go scenario is left out"
+fi
 
 "$CC" -static -O2 -Wall -Wextra -Werror -pthread \
 	-o "$WORK/root/sp-late" "$HERE/sp_kmod_late.c" || die "sp-late build"
+[ -n "$SCEN_ONLY" ] || SCENARIOS="$SCENARIOS${GO_SCEN:+ $GO_SCEN}"
 # The guest's superpass command and everything ldd says it loads. The
 # system's libraries keep their paths; ours (found through the build tree's
 # RUNPATH) go to /usr/lib, a directory the loader always searches: the
@@ -348,7 +363,8 @@ for sc in $SCENARIOS; do
 	fig() { sed -n "s/^SPT $sc $1 SPW$2 $3 //p" "$WORK/spt.txt" | head -1; }
 	# futex: the waits the do_futex hook reported (a futex wait is no
 	# kernel lock contention).
-	blk=$(fig module _STATS $([ $sc = futex ] && echo futex_waits || echo detect_blocks)); blk=${blk:-0}
+	case $sc in futex | go) bk=futex_waits ;; *) bk=detect_blocks ;; esac
+	blk=$(fig module _STATS $bk); blk=${blk:-0}
 	if [ "$blk" -gt 0 ]; then echo "ok   ${sc}_contention_seen ($blk)"; else echo "FAIL ${sc}_contention_seen"; fails=$((fails + 1)); fi
 	# Holders must be fast-tracked; the critical thread never is (nothing
 	# blocks on it), nor, in the file cases, the hogs (they take no lock).
@@ -357,7 +373,10 @@ for sc in $SCENARIOS; do
 	nboost=0; wrong=""; others=""
 	while read -r _ _ _ tid comm; do
 		if [[ " $holders " == *" $tid "* ]]; then nboost=$((nboost + 1))
-		elif [ "$comm" = sp-crit ] || { [ $sc != $MMSC ] && [ "$comm" = sp-hog ]; }; then wrong="$wrong $tid($comm)"
+		# go: any of the runtime's threads may wake the critical thread's
+		# park word (Go hands goroutines from thread to thread), a hog's
+		# too, so a hog may be a candidate there.
+		elif [ "$comm" = sp-crit ] || { [ $sc != $MMSC ] && [ $sc != go ] && [ "$comm" = sp-hog ]; }; then wrong="$wrong $tid($comm)"
 		else others="$others $tid($comm)"; fi
 	done < <(grep -E "^SPT $sc boost " "$WORK/spt.txt")
 	if [ "$nboost" -gt 0 ] && [ -z "$wrong" ]; then
@@ -386,7 +405,7 @@ for sc in $SCENARIOS; do
 	fi
 	# futex: the hook is on, saw the holders' wakes and returns, and the
 	# core granted fast tracks from them.
-	if [ $sc = futex ]; then
+	if [ $sc = futex ] || [ $sc = go ]; then
 		for k in futex_hook futex_wakes futex_candidates grants; do
 			v=$(fig module _STATS $k)
 			if [ "${v:-0}" -gt 0 ]; then echo "ok   ${sc}_$k ($v)"; else echo "FAIL ${sc}_$k (${v:-missing})"; fails=$((fails + 1)); fi
@@ -433,8 +452,8 @@ for sc in $SCENARIOS; do
 		acquires releases detect_blocks detect_rereports detect_no_owner reader_hook_arms \
 		detect_lock_expiries reader_overflows detect_reader_events detect_reader_hints detect_hidden_readers \
 		act_boosts act_restores worker_ticks queue_pushes queue_dups detect_unlocks \
-		detect_unlock_hints detect_unlock_busy $([ $sc = futex ] && echo futex_waits futex_wait_ends \
-		futex_timeouts futex_candidates futex_wakes futex_hook_misses); do
+		detect_unlock_hints detect_unlock_busy $(case $sc in futex | go) echo futex_waits futex_wait_ends \
+		futex_other_waits futex_timeouts futex_candidates futex_wakes futex_words_learned futex_hook_misses ;; esac); do
 		printf "%s module stats %s %s\n" $sc $k "$(sed -n "s/^SPT $sc module SPW_STATS $k //p" "$WORK/spt.txt" | head -1)"
 	done
 done
