@@ -75,7 +75,6 @@
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/sched/signal.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
@@ -93,8 +92,6 @@
 #define SP_FX_ID_MAX 0x7fffu    /* ids 1..32767: bits 48..62 */
 #define SP_FX_SPACES 16u        /* address spaces watched at once */
 #define SP_FX_MAXACTIVE 256     /* waits whose return is awaited at once */
-#define SP_FX_HINT_SCAN 256u    /* threads a first-wait hint looks at */
-#define SP_FX_HINTS 4u          /* ... and the most it names */
 
 struct sp_fx_space {
 	const struct mm_struct *mm;  /* compared, never dereferenced */
@@ -225,56 +222,6 @@ struct sp_fx_data {
 	bool pi;
 };
 
-/*
- * A critical task's first wait for a word the core knows nothing of: no
- * candidate yet (a 0/1/2 word's holder took it with a compare-and-swap,
- * no system call), so the wait would go unhelped until the holder's wake.
- * An inverted holder is runnable and starved of CPU (the paper's first
- * observation): the threads of the waiter's process that have waited
- * longest on a runqueue now, as many as there are CPUs (at most
- * SP_FX_HINTS: boosted together, each gets a CPU at once, the holder among
- * them), are noted as the word's first candidates, guesses like any other
- * (wakes replace them; budget and throttle bound them). Without
- * CONFIG_SCHED_INFO (Debian has it) there is no hint.
- */
-static void sp_fx_first_wait_hint(struct task_struct *self, sp_lock_key_t key)
-{
-#ifdef CONFIG_SCHED_INFO
-	unsigned long long age[SP_FX_HINTS], q;
-	pid_t pick[SP_FX_HINTS];
-	unsigned int n = 0, nr = 0, cap = min_t(unsigned int, num_online_cpus(), SP_FX_HINTS);
-	struct task_struct *t;
-	int i;
-
-	rcu_read_lock();
-	for_each_thread(self, t) {
-		if (++n > SP_FX_HINT_SCAN)
-			break;
-		if (t == self || !task_is_running(t) || READ_ONCE(t->on_cpu) ||
-		    (t->flags & PF_EXITING) || !sp_tid_ok(t->pid) ||
-		    test_bit(t->pid, sp_critical_map))
-			continue;
-		q = READ_ONCE(t->sched_info.last_queued);
-		if (!q || (nr == cap && q >= age[nr - 1]))
-			continue;
-		/* keep the @cap oldest, oldest first */
-		i = nr < cap ? (int)nr++ : (int)cap - 1;
-		for (; i > 0 && age[i - 1] > q; i--) {
-			age[i] = age[i - 1];
-			pick[i] = pick[i - 1];
-		}
-		age[i] = q;
-		pick[i] = t->pid;
-	}
-	rcu_read_unlock();
-	/* newest noted last: the oldest-queued first, so it stays longest */
-	for (i = (int)nr - 1; i >= 0; i--) {
-		sp_lock_acquired(sp_core, pick[i], key, SP_HOLD_EXCL);
-		sp_fx_st.hints++;
-	}
-#endif
-}
-
 /* An interesting task's wait, before it sleeps. 0: its return is wanted. */
 static int sp_fx_block(struct sp_fx_data *d, pid_t tid, unsigned long uaddr)
 {
@@ -292,11 +239,7 @@ static int sp_fx_block(struct sp_fx_data *d, pid_t tid, unsigned long uaddr)
 		sp_lock_blocked_owner(sp_core, tid, d->key, SP_HOLD_EXCL, true, owner);
 		sp_fx_st.pi_waits++;
 	} else {
-		bool first = sp_lock_owner(sp_core, d->key, &owner) == -ENOENT;
-
 		sp_lock_declare(sp_core, d->key, SP_LOCK_FUTEX);
-		if (first && test_bit(tid, sp_critical_map))
-			sp_fx_first_wait_hint(current, d->key);
 		sp_lock_blocked(sp_core, tid, d->key, SP_HOLD_EXCL);
 	}
 	sp_fx_st.waits++;

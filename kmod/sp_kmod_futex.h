@@ -19,7 +19,6 @@ struct sp_futex_stats {
 			     * reported one) that did not time out */
 	u64 wakes;          /* wakes (and UNLOCK_PI) in watched spaces: releases */
 	u64 words_learned;  /* ... of words the core did not know yet */
-	u64 hints;          /* first waits' guesses: the longest-queued thread */
 	u64 spaces_evicted; /* address spaces dropped from the full table */
 	u64 high_addrs;     /* words above the key's 48 address bits: ignored */
 	u64 missed;         /* the kretprobe ran out of instances */

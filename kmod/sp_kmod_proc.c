@@ -272,7 +272,6 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "futex_candidates %llu\n", fx.candidates);
 	seq_printf(m, "futex_wakes %llu\n", fx.wakes);
 	seq_printf(m, "futex_words_learned %llu\n", fx.words_learned);
-	seq_printf(m, "futex_hints %llu\n", fx.hints);
 	seq_printf(m, "futex_spaces_evicted %llu\n", fx.spaces_evicted);
 	seq_printf(m, "futex_high_addrs %llu\n", fx.high_addrs);
 	seq_printf(m, "futex_hook_misses %llu\n", fx.missed);

@@ -380,7 +380,8 @@ for sc in $SCENARIOS; do
 		else others="$others $tid($comm)"; fi
 	done < <(grep -E "^SPT $sc boost " "$WORK/spt.txt")
 	if [ "$nboost" -gt 0 ] && [ -z "$wrong" ]; then
-		echo "ok   ${sc}_granted_right_tids ($nboost logged boosts of holders $holders; others:${others:- none})"
+		others=$(printf '%s\n' $others | sort -u | tr '\n' ' ')
+		echo "ok   ${sc}_granted_right_tids ($nboost logged boosts of holders $holders; others: ${others:-none})"
 	else
 		echo "FAIL ${sc}_granted_right_tids (holder boosts $nboost, wrong:$wrong)"; fails=$((fails + 1))
 	fi
