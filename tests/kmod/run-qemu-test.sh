@@ -380,7 +380,7 @@ for sc in $SCENARIOS; do
 		else others="$others $tid($comm)"; fi
 	done < <(grep -E "^SPT $sc boost " "$WORK/spt.txt")
 	if [ "$nboost" -gt 0 ] && [ -z "$wrong" ]; then
-		others=$(printf '%s\n' $others | sort -u | tr '\n' ' ')
+		others=$(printf '%s\n' $others | sort -u | xargs)
 		echo "ok   ${sc}_granted_right_tids ($nboost logged boosts of holders $holders; others: ${others:-none})"
 	else
 		echo "FAIL ${sc}_granted_right_tids (holder boosts $nboost, wrong:$wrong)"; fails=$((fails + 1))
