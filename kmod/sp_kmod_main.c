@@ -8,6 +8,7 @@
  *   sp_kmod_act.c             applying a fast track (sched_setattr_nocheck)
  *   sp_kmod_readers.c         kprobes on down_read/up_read/... (rwsem readers)
  *   sp_kmod_unlock.c          kprobe on __mutex_unlock_slowpath
+ *   sp_kmod_futex.c           kretprobe on do_futex (futex words)
  *   sp_kmod_probes.c          lock and sched tracepoint probes
  *   sp_kmod_detect*.c         the detector: probe and hook events as core
  *                             events, over its tables (_tables.c)
@@ -28,6 +29,7 @@
 #include <superpass/version.h>
 
 #include "sp_kmod_act.h"
+#include "sp_kmod_futex.h"
 #include "sp_kmod_host.h"
 #include "sp_kmod_params.h"
 #include "sp_kmod_probes.h"
@@ -105,14 +107,21 @@ static int __init sp_init(void)
 	/* Not fatal: without it releases are seen at the next tick. */
 	if (sp_param_unlock_hook)
 		sp_unlock_init();
+	if (sp_param_futex) {
+		ret = sp_futex_init();
+		if (ret)
+			goto err_unlock;
+	}
 	ret = sp_proc_init();
 	if (ret)
-		goto err_unlock;
-	pr_info("superpass: %s loaded (depth=%u K=%u budget=%ums fifo_prio=%u readers=%d unlock_hook=%d)\n",
+		goto err_futex;
+	pr_info("superpass: %s loaded (depth=%u K=%u budget=%ums fifo_prio=%u readers=%d unlock_hook=%d futex=%d)\n",
 		SUPERPASS_VERSION, sp_param_depth, sp_param_readers_k, sp_param_budget_ms,
-		sp_fifo_prio, sp_param_readers, sp_unlock_registered());
+		sp_fifo_prio, sp_param_readers, sp_unlock_registered(), sp_futex_registered());
 	return 0;
 
+err_futex:
+	sp_futex_exit();
 err_unlock:
 	sp_unlock_exit();
 	if (sp_param_readers)
@@ -137,6 +146,7 @@ err_maps:
 static void __exit sp_exit(void)
 {
 	sp_proc_exit();
+	sp_futex_exit();
 	sp_unlock_exit();
 	if (sp_param_readers)
 		sp_readers_exit();

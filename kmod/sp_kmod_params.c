@@ -47,6 +47,10 @@ bool sp_param_unlock_hook = true;
 module_param_named(unlock_hook, sp_param_unlock_hook, bool, 0444);
 MODULE_PARM_DESC(unlock_hook, "hook __mutex_unlock_slowpath: see mutex releases and handoffs at once");
 
+bool sp_param_futex = true;
+module_param_named(futex, sp_param_futex, bool, 0444);
+MODULE_PARM_DESC(futex, "hook do_futex: futex waits and wakes of lock words that name no owner (GLib, Rust, Go, static programs)");
+
 bool sp_param_selftest = true;
 module_param_named(selftest, sp_param_selftest, bool, 0444);
 MODULE_PARM_DESC(selftest, "run the core self-test at load (fail the load if it fails)");

@@ -18,6 +18,7 @@ extern unsigned int sp_fifo_prio;       /* runtime: /proc/superpass/config */
 extern bool sp_readers_on;              /* runtime: /proc/superpass/config */
 extern bool sp_param_readers;           /* load time: hooks registered at all */
 extern bool sp_param_unlock_hook;
+extern bool sp_param_futex;
 extern bool sp_param_selftest;
 extern unsigned int sp_param_log_boosts;
 extern unsigned int sp_param_log_waits_ms;

@@ -60,6 +60,7 @@
 
 #include "sp_kmod_act.h"
 #include "sp_kmod_detect_tables.h"
+#include "sp_kmod_futex.h"
 #include "sp_kmod_host.h"
 #include "sp_kmod_mark.h"
 #include "sp_kmod_params.h"
@@ -160,6 +161,10 @@ static ssize_t sp_critical_write(struct file *file, const char __user *ubuf,
 	/* Before the marked thread takes its first lock (sleeps). */
 	if (on && sp_param_readers)
 		sp_worker_readers_sync();
+	if (on) {
+		sp_futex_sync();
+		sp_futex_watch(nr);
+	}
 	return len;
 }
 
@@ -211,6 +216,7 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	struct sp_worker_stats w;
 	struct sp_detect_stats d;
 	struct sp_probe_stats p;
+	struct sp_futex_stats fx;
 	struct sp_act_stats a;
 	struct sp_stats s;
 	struct sp_hist *h;
@@ -227,6 +233,7 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	sp_act_get_stats(&a);
 	sp_worker_get_stats(&w);
 	sp_host_get_queue_stats(&q);
+	sp_futex_get_stats(&fx);
 
 	sp_stats_core(m, &s);
 	seq_printf(m, "blocking_p50_ns %llu\n", sp_hist_quantile(h, 50, 100));
@@ -255,6 +262,19 @@ static int sp_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "reader_hooks_armed %d\n", sp_param_readers && armed);
 	seq_printf(m, "reader_hook_arms %llu\n", arms);
 	seq_printf(m, "reader_hook_misses %llu\n", sp_param_readers ? sp_readers_missed() : 0);
+	seq_printf(m, "futex_hook %d\n", sp_futex_registered());
+	seq_printf(m, "futex_hook_armed %d\n", sp_futex_armed());
+	seq_printf(m, "futex_waits %llu\n", fx.waits);
+	seq_printf(m, "futex_pi_waits %llu\n", fx.pi_waits);
+	seq_printf(m, "futex_wait_ends %llu\n", fx.wait_ends);
+	seq_printf(m, "futex_timeouts %llu\n", fx.timeouts);
+	seq_printf(m, "futex_other_waits %llu\n", fx.other_waits);
+	seq_printf(m, "futex_candidates %llu\n", fx.candidates);
+	seq_printf(m, "futex_wakes %llu\n", fx.wakes);
+	seq_printf(m, "futex_words_learned %llu\n", fx.words_learned);
+	seq_printf(m, "futex_spaces_evicted %llu\n", fx.spaces_evicted);
+	seq_printf(m, "futex_high_addrs %llu\n", fx.high_addrs);
+	seq_printf(m, "futex_hook_misses %llu\n", fx.missed);
 	seq_printf(m, "act_boosts %llu\n", a.boosts);
 	seq_printf(m, "act_restores %llu\n", a.restores);
 	seq_printf(m, "act_active %llu\n", a.active);

@@ -31,6 +31,7 @@
 #include "sp_kmod_act.h"
 #include "sp_kmod_detect_hooks.h"
 #include "sp_kmod_detect_recheck.h"
+#include "sp_kmod_futex.h"
 #include "sp_kmod_host.h"
 #include "sp_kmod_params.h"
 #include "sp_kmod_readers.h"
@@ -145,6 +146,7 @@ static int sp_wk_thread(void *unused)
 		}
 		if (sp_param_readers)
 			sp_worker_readers_sync();
+		sp_futex_sync();
 		if (now - last_reclaim >= SP_RECLAIM_NS) {
 			int n = sp_core_reclaim(sp_core);
 

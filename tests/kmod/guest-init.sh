@@ -16,9 +16,14 @@ SECS=$(sed -n 's/.*sp_seconds=\([0-9]*\).*/\1/p' /proc/cmdline)
 # mmap up to 6.3, populate from 6.4 where faults take per-VMA locks).
 MMSC=$(sed -n 's/.*sp_mm=\([a-z]*\).*/\1/p' /proc/cmdline)
 [ -n "$MMSC" ] || MMSC=mmap
-# The scenarios to run (run-qemu-test.sh --scenarios; default all three).
+# The scenarios to run (run-qemu-test.sh --scenarios; default all four).
 SCENS=$(sed -n 's/.*sp_scen=\([a-z,]*\).*/\1/p' /proc/cmdline | tr , ' ')
-[ -n "$SCENS" ] || SCENS="inode $MMSC fpos"
+[ -n "$SCENS" ] || SCENS="inode $MMSC fpos futex"
+# "go": the futex scenario with Go's sync.Mutex (/spgo), when the host
+# had a Go toolchain to build it (run-qemu-test.sh).
+[ -z "$(sed -n 's/.*sp_scen=\([a-z,]*\).*/\1/p' /proc/cmdline)" ] && [ -x /spgo ] && SCENS="$SCENS go"
+# The program of a scenario.
+wl() { if [ "$1" = go ]; then echo /spgo; else echo /spw; fi; }
 # sp_trace=MS (run-qemu-test.sh --trace-long MS): the module runs record
 # sched_switch, sched_waking and lock contention in ftrace; the first
 # critical operation over MS ms stops it, and the trace of that operation
@@ -56,7 +61,7 @@ fi
 record_base() { # scenario
 	[ -n "$RECORD" ] || return 0
 	echo "SPT phase $1 traced"
-	/usr/bin/superpass record -q -o /tmp/rec/base-$1.trace -- /spw --scenario $1 --seconds $SECS |
+	/usr/bin/superpass record -q -o /tmp/rec/base-$1.trace -- $(wl $1) --scenario $1 --seconds $SECS |
 		sed "s/^/SPT $1 traced /"
 	echo "SPT $1 traced_bytes $(wc -c < /tmp/rec/base-$1.trace)"
 }
@@ -126,7 +131,7 @@ rmmod sp_probe_cost && ok=1 || ok=0
 check pcost_rmmod $ok ""
 for sc in $SCENS; do
 	echo "SPT phase $sc base"
-	/spw --scenario $sc --seconds $SECS | sed "s/^/SPT $sc base /"
+	$(wl $sc) --scenario $sc --seconds $SECS | sed "s/^/SPT $sc base /"
 	record_base $sc
 	echo "SPT phase $sc module"
 	from=$(( $(dmesg | wc -l) + 1 ))
@@ -141,8 +146,8 @@ for sc in $SCENS; do
 	[ $sc = inode ] && /spw --micro | sed "s/^/SPT micro loaded /"
 	# Probe cost alone: loaded, nothing marked (compare with base).
 	echo "SPT phase $sc idle"
-	/spw --scenario $sc --seconds $SECS --module --no-mark | sed "s/^/SPT $sc idle /"
-	/spw --scenario $sc --seconds $SECS --module $(trace_args) | sed "s/^/SPT $sc module /"
+	$(wl $sc) --scenario $sc --seconds $SECS --module --no-mark | sed "s/^/SPT $sc idle /"
+	$(wl $sc) --scenario $sc --seconds $SECS --module $(trace_args) | sed "s/^/SPT $sc module /"
 	trace_dump $sc
 	if grep -q '^superpass ' /proc/modules; then ok=0; else ok=1; fi
 	check "${sc}_unloaded" $ok ""
@@ -171,11 +176,14 @@ check cycles_under_load $ok "threads left non-SCHED_OTHER: $fifo"
 kill $spw_pid
 wait $spw_pid 2>/dev/null
 
-# The rest of the interface, once, on a fresh load with reader tracking off.
-if insmod /superpass.ko readers=0 selftest=0; then ok=1; else ok=0; fi
+# The rest of the interface, once, on a fresh load with reader tracking
+# and the futex hook off.
+if insmod /superpass.ko readers=0 futex=0 selftest=0; then ok=1; else ok=0; fi
 check load_readers_off $ok ""
 grep -q "^reader_tracking 0" /proc/superpass/config && ok=1 || ok=0
 check config_reader_tracking_off $ok ""
+grep -q "^futex_hook 0" /proc/superpass/stats && ok=1 || ok=0
+check load_futex_off $ok ""
 echo "fifo_prio 7" > /proc/superpass/config && grep -q "^fifo_prio 7" /proc/superpass/config && ok=1 || ok=0
 check config_set_fifo_prio $ok ""
 if echo "depth 3" > /proc/superpass/config 2>/dev/null; then ok=0; else ok=1; fi

@@ -10,7 +10,7 @@
 #                               [--superpass BIN] [--scenarios "A B"]
 #                               [--trace-long MS] [--record-base DIR]
 #
-# --scenarios: run only those (inode, mmap|populate, fpos; a debugging aid:
+# --scenarios: run only those (inode, mmap|populate, fpos, futex, go; a debugging aid:
 # the checks of the others then fail). --trace-long MS: the module runs
 # record ftrace (sched_switch, sched_waking, lock contention) in the guest
 # and the trace of the first critical operation over MS ms goes to
@@ -149,7 +149,7 @@ if [ -n "$kmm" ] && [ "$(echo "$kmm" | awk '{ print ($1 > 6 || ($1 == 6 && $2 >=
 else
 	MMSC=mmap
 fi
-SCENARIOS=${SCEN_ONLY:-inode $MMSC fpos}
+SCENARIOS=${SCEN_ONLY:-inode $MMSC fpos futex}  # and go: below, once it is built
 EXTRA_APPEND=""
 [ -n "$SCEN_ONLY" ] && EXTRA_APPEND="$EXTRA_APPEND sp_scen=$(echo $SCEN_ONLY | tr ' ' ,)"
 [ -n "$TRACE_MS" ] && EXTRA_APPEND="$EXTRA_APPEND sp_trace=$TRACE_MS"
@@ -188,9 +188,24 @@ make -s -C "$KDIR" "${KMAKE[@]}" M="$(cd "$WORK/pcbuild" && pwd)" modules >"$WOR
 echo "== building the static workload"
 "$CC" -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
 	-o "$WORK/root/spw" "$HERE/sp_kmod_workload.c" || die "workload build"
+# The go scenario (Go's sync.Mutex: the runtime's raw futex calls) when
+# a Go toolchain is there (Debian's golang-go): static, for the guest's
+# architecture; without one the scenario is left out and said so.
+GO_SCEN=""
+if command -v go >/dev/null; then
+	echo "== building the Go workload ($(go version | awk '{ print $3 }'))"
+	gocache=$(go env GOCACHE 2>/dev/null || true)
+	[ -n "$gocache" ] && [ "$gocache" != off ] || export GOCACHE=$WORK/gocache
+	(cd "$HERE/go" && CGO_ENABLED=0 GOARCH=$ARCH GOFLAGS=-mod=mod go build -o "$WORK/root/spgo" sp_kmod_go.go) ||
+		die "Go workload build"
+	GO_SCEN=go
+else
+	echo "== no go command (golang-go): the go scenario is left out"
+fi
 
 "$CC" -static -O2 -Wall -Wextra -Werror -pthread \
 	-o "$WORK/root/sp-late" "$HERE/sp_kmod_late.c" || die "sp-late build"
+[ -n "$SCEN_ONLY" ] || SCENARIOS="$SCENARIOS${GO_SCEN:+ $GO_SCEN}"
 # The guest's superpass command and everything ldd says it loads. The
 # system's libraries keep their paths; ours (found through the build tree's
 # RUNPATH) go to /usr/lib, a directory the loader always searches: the
@@ -316,7 +331,7 @@ want() { # a check that must be reported PASS
 }
 for c in pcost_insmod pcost_rmmod dmesg_clean load_readers_off config_reader_tracking_off config_set_fifo_prio \
 	config_depth_is_load_time config_readers_need_hooks mark_pid_marks_threads unmark_pid \
-	unknown_tid_rejected rmmod_readers_off cycles_under_load \
+	unknown_tid_rejected rmmod_readers_off load_futex_off cycles_under_load \
 	cli_status cli_config_set cli_config_load_time cli_config_unknown_key cli_config_refused \
 	cli_mark_unknown_tid module_unknown_tid_esrch cli_stats_table cli_stats_json cli_list \
 	fork_mark_pid fork_marks_new_threads fork_child_process_not_marked fork_unmark_pid \
@@ -346,7 +361,10 @@ for sc in $SCENARIOS; do
 	done
 	# The module saw the contention and fast-tracked the holders, and only them.
 	fig() { sed -n "s/^SPT $sc $1 SPW$2 $3 //p" "$WORK/spt.txt" | head -1; }
-	blk=$(fig module _STATS detect_blocks); blk=${blk:-0}
+	# futex: the waits the do_futex hook reported (a futex wait is no
+	# kernel lock contention).
+	case $sc in futex | go) bk=futex_waits ;; *) bk=detect_blocks ;; esac
+	blk=$(fig module _STATS $bk); blk=${blk:-0}
 	if [ "$blk" -gt 0 ]; then echo "ok   ${sc}_contention_seen ($blk)"; else echo "FAIL ${sc}_contention_seen"; fails=$((fails + 1)); fi
 	# Holders must be fast-tracked; the critical thread never is (nothing
 	# blocks on it), nor, in the file cases, the hogs (they take no lock).
@@ -355,11 +373,15 @@ for sc in $SCENARIOS; do
 	nboost=0; wrong=""; others=""
 	while read -r _ _ _ tid comm; do
 		if [[ " $holders " == *" $tid "* ]]; then nboost=$((nboost + 1))
-		elif [ "$comm" = sp-crit ] || { [ $sc != $MMSC ] && [ "$comm" = sp-hog ]; }; then wrong="$wrong $tid($comm)"
+		# go: any of the runtime's threads may wake the critical thread's
+		# park word (Go hands goroutines from thread to thread), a hog's
+		# too, so a hog may be a candidate there.
+		elif [ "$comm" = sp-crit ] || { [ $sc != $MMSC ] && [ $sc != go ] && [ "$comm" = sp-hog ]; }; then wrong="$wrong $tid($comm)"
 		else others="$others $tid($comm)"; fi
 	done < <(grep -E "^SPT $sc boost " "$WORK/spt.txt")
 	if [ "$nboost" -gt 0 ] && [ -z "$wrong" ]; then
-		echo "ok   ${sc}_granted_right_tids ($nboost logged boosts of holders $holders; others:${others:- none})"
+		others=$(printf '%s\n' $others | sort -u | xargs)
+		echo "ok   ${sc}_granted_right_tids ($nboost logged boosts of holders $holders; others: ${others:-none})"
 	else
 		echo "FAIL ${sc}_granted_right_tids (holder boosts $nboost, wrong:$wrong)"; fails=$((fails + 1))
 	fi
@@ -382,6 +404,14 @@ for sc in $SCENARIOS; do
 		un=$(fig module _STATS detect_unlocks)
 		if [ "${un:-0}" -gt 0 ]; then echo "ok   ${sc}_unlocks_seen ($un)"; else echo "FAIL ${sc}_unlocks_seen"; fails=$((fails + 1)); fi
 	fi
+	# futex: the hook is on, saw the holders' wakes and returns, and the
+	# core granted fast tracks from them.
+	if [ $sc = futex ] || [ $sc = go ]; then
+		for k in futex_hook futex_wakes futex_candidates grants; do
+			v=$(fig module _STATS $k)
+			if [ "${v:-0}" -gt 0 ]; then echo "ok   ${sc}_$k ($v)"; else echo "FAIL ${sc}_$k (${v:-missing})"; fails=$((fails + 1)); fi
+		done
+	fi
 	bad=$(fig module _STATS bad_events)
 	if [ "${bad:-x}" = 0 ]; then echo "ok   ${sc}_no_bad_events"; else echo "FAIL ${sc}_no_bad_events (${bad:-missing})"; fails=$((fails + 1)); fi
 done
@@ -401,7 +431,7 @@ fi
 echo
 echo "== figures (benchmark, not asserted; $KVER, ${ACCEL[*]}, 2 vCPUs, ${SECS}s per run)"
 echo "base: no module; idle: module loaded, nothing marked (probe cost); module: critical thread marked"
-echo "work/s: KiB written (inode, fpos), pages faulted (mmap) or pages populated (populate) by the nice-19 threads"
+echo "work/s: KiB written (inode, fpos), pages faulted (mmap), pages populated (populate) or sections (futex) by the nice-19 threads"
 printf "%-6s %-7s %7s %9s %11s %11s %11s %11s %11s\n" scen mode ops p50_us p99_us p99.9_us max_us \
 	hog_iter/s work/s
 for sc in $SCENARIOS; do
@@ -423,7 +453,8 @@ for sc in $SCENARIOS; do
 		acquires releases detect_blocks detect_rereports detect_no_owner reader_hook_arms \
 		detect_lock_expiries reader_overflows detect_reader_events detect_reader_hints detect_hidden_readers \
 		act_boosts act_restores worker_ticks queue_pushes queue_dups detect_unlocks \
-		detect_unlock_hints detect_unlock_busy; do
+		detect_unlock_hints detect_unlock_busy $(case $sc in futex | go) echo futex_waits futex_wait_ends \
+		futex_other_waits futex_timeouts futex_candidates futex_wakes futex_words_learned futex_hook_misses ;; esac); do
 		printf "%s module stats %s %s\n" $sc $k "$(sed -n "s/^SPT $sc module SPW_STATS $k //p" "$WORK/spt.txt" | head -1)"
 	done
 done

@@ -24,6 +24,14 @@
  *   fpos   like inode, but with lseek()+write() on one shared file
  *          description: each call takes the file's f_pos_lock, a struct
  *          mutex, for its whole length (then the inode's i_rwsem).
+ *   futex  a lock of the program's own: a 0/1/2 futex word (as GLib's
+ *          GMutex and Rust's std Mutex) through raw futex system calls, no
+ *          libc lock. The critical thread runs 120 Hz frames and takes the
+ *          lock twice a frame; the nice-19 threads hold it for 0.5-1.5 ms
+ *          of their own CPU time at a time, then sleep 2 ms (background
+ *          work with pauses: a holder that relocks at once would take the
+ *          word back before any woken waiter runs). Its operations are the
+ *          waits for the lock (request to acquisition).
  *
  * Four nice-0 CPU hogs run throughout; their iterations per second are the
  * throughput figure. With --module, the critical thread is marked through
@@ -52,6 +60,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +74,9 @@
 #define CRIT_MAP (64u << 10)
 #define CRIT_PERIOD_US 2000
 #define POPULATE_REGION (2u << 20)
+#define FRAME_NS 8333333ull       /* 120 Hz */
+#define FX_HOLD_MIN_NS 500000ull  /* a holder's section, in its CPU time */
+#define FX_HOLD_SPAN_NS 1000000ull
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  /* Linux 5.14 */
 #endif
@@ -87,7 +99,7 @@ static struct {
 	char pad[56];
 } hog_iters[NR_HOGS];
 static atomic_int holder_tids[NR_HOLDERS];
-static atomic_ulong holder_work;   /* KiB written or pages faulted/populated */
+static atomic_ulong holder_work;   /* KiB written, pages faulted/populated, or sections (futex) */
 /* The holders' lock-taking calls (one pwrite/write/madvise, one section of
  * the contended lock; faults: one pass over the region): count, total and
  * longest, in ns, including any time the holder was preempted inside. */
@@ -167,6 +179,53 @@ static void holder_call_done(uint64_t t0)
 		;
 }
 
+/*
+ * The futex scenario's lock L: 0 free, 1 taken, 2 taken with waiters
+ * (Drepper, "Futexes Are Tricky", mutex2), the word names nobody.
+ */
+static atomic_uint fx_word;
+
+static void fx_lock(atomic_uint *w)
+{
+	unsigned int c = 0;
+
+	if (atomic_compare_exchange_strong(w, &c, 1))
+		return;
+	if (c != 2)
+		c = atomic_exchange(w, 2);
+	while (c != 0) {
+		syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+		c = atomic_exchange(w, 2);
+	}
+}
+
+static void fx_unlock(atomic_uint *w)
+{
+	if (atomic_fetch_sub(w, 1) != 1) {
+		atomic_store(w, 0);
+		syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* 0.5-1.5 ms of this thread's CPU time, wherever the scheduler puts it. */
+static void fx_hold_section(unsigned int *seed)
+{
+	uint64_t end;
+
+	*seed = *seed * 1103515245u + 12345u;
+	end = cpu_ns() + FX_HOLD_MIN_NS + (*seed >> 8) % FX_HOLD_SPAN_NS;
+	while (cpu_ns() < end)
+		;
+}
+
 static void *holder_main(void *arg)
 {
 	long idx = (long)arg;
@@ -174,7 +233,21 @@ static void *holder_main(void *arg)
 
 	set_self("sp-holder", 19);
 	atomic_store(&holder_tids[idx], gettid_());
-	if (!strcmp(scenario, "inode") || !strcmp(scenario, "fpos")) {
+	if (!strcmp(scenario, "futex")) {
+		unsigned int seed = (unsigned int)idx + 1;
+		struct timespec gap = { 0, 2000000 };
+
+		while (!atomic_load(&stop_all)) {
+			uint64_t t0 = now_ns();
+
+			fx_lock(&fx_word);
+			fx_hold_section(&seed);
+			fx_unlock(&fx_word);
+			holder_call_done(t0);
+			atomic_fetch_add_explicit(&holder_work, 1, memory_order_relaxed);
+			nanosleep(&gap, NULL);
+		}
+	} else if (!strcmp(scenario, "inode") || !strcmp(scenario, "fpos")) {
 		bool fpos = !strcmp(scenario, "fpos");
 
 		buf = malloc(BIG_WRITE);
@@ -293,6 +366,43 @@ static void trace_stop(uint64_t t0, uint64_t t1)
 	tracing_on_fd = -1;
 }
 
+static void crit_sample(bool record, uint64_t t0, uint64_t t1)
+{
+	if (record && nr_samples < MAX_SAMPLES)
+		samples[nr_samples++] = t1 - t0;
+	if (record && tracing_on_fd >= 0 && t1 - t0 >= trace_long_ms * 1000000ull)
+		trace_stop(t0, t1);
+}
+
+/* 120 Hz frames taking L twice each; a frame that overran starts the next
+ * at once. The samples are the waits for L. */
+static void crit_futex_frames(bool record)
+{
+	uint64_t next = now_ns();
+
+	while (!atomic_load(&stop_crit)) {
+		for (int i = 0; i < 2; i++) {
+			uint64_t t0 = now_ns(), t1;
+
+			fx_lock(&fx_word);
+			t1 = now_ns();
+			for (volatile int k = 0; k < 2000; k++)
+				;
+			fx_unlock(&fx_word);
+			crit_sample(record, t0, t1);
+		}
+		next += FRAME_NS;
+		if (now_ns() < next) {
+			struct timespec ts = { (time_t)(next / 1000000000ull),
+					       (long)(next % 1000000000ull) };
+
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		} else {
+			next = now_ns();
+		}
+	}
+}
+
 static void *crit_main(void *arg)
 {
 	char small[SMALL_WRITE];
@@ -306,6 +416,10 @@ static void *crit_main(void *arg)
 		snprintf(text, sizeof(text), "%d\n", gettid_());
 		check("mark_critical", write_file("/proc/superpass/critical", text) == 0,
 		      "tid %d", gettid_());
+	}
+	if (!strcmp(scenario, "futex")) {
+		crit_futex_frames(record);
+		return NULL;
 	}
 	while (!atomic_load(&stop_crit)) {
 		uint64_t t0 = now_ns(), t1;
@@ -327,10 +441,7 @@ static void *crit_main(void *arg)
 			munmap(p, CRIT_MAP);
 		}
 		t1 = now_ns();
-		if (record && nr_samples < MAX_SAMPLES)
-			samples[nr_samples++] = t1 - t0;
-		if (record && tracing_on_fd >= 0 && t1 - t0 >= trace_long_ms * 1000000ull)
-			trace_stop(t0, t1);
+		crit_sample(record, t0, t1);
 		nanosleep(&period, NULL);
 	}
 	return NULL;
@@ -490,13 +601,13 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--idle-threads") && i + 1 < argc)
 			return idle_threads((unsigned int)atoi(argv[++i]));
 		else {
-			fprintf(stderr, "usage: %s [--scenario inode|mmap|populate|fpos] [--seconds N] [--module [--no-mark]] [--trace-long MS] | --micro | --idle-threads N\n",
+			fprintf(stderr, "usage: %s [--scenario inode|mmap|populate|fpos|futex] [--seconds N] [--module [--no-mark]] [--trace-long MS] | --micro | --idle-threads N\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (strcmp(scenario, "inode") && strcmp(scenario, "mmap") && strcmp(scenario, "populate") &&
-	    strcmp(scenario, "fpos") && strcmp(scenario, "micro")) {
+	    strcmp(scenario, "fpos") && strcmp(scenario, "futex") && strcmp(scenario, "micro")) {
 		fprintf(stderr, "unknown scenario %s\n", scenario);
 		return 2;
 	}
