@@ -69,15 +69,22 @@ for c in bench run sim record analyze replay kmod; do
 	expect "$want" $c --
 done
 
+# record, analyze and replay exist only in a build with the trace library
+# (not the arm64 cross build): their cases only where they answer --help
+traced=false
+"$sp" analyze --help >/dev/null 2>&1 && traced=true
+
 # file names where a file goes, nothing where a number goes
 mkdir "$tmp/d" && : >"$tmp/d/work.json" && : >"$tmp/d/app.trace"
 expect "$tmp/d/work.json" sim --json "$tmp/d/wo"
 expect "$tmp/d/work.json" sim "$tmp/d/wo"
-expect "$tmp/d/app.trace" analyze -c ui "$tmp/d/ap"
-expect "$tmp/d/app.trace" record -o "$tmp/d/ap"
+if $traced; then
+	expect "$tmp/d/app.trace" analyze -c ui "$tmp/d/ap"
+	expect "$tmp/d/app.trace" record -o "$tmp/d/ap"
+	expect "" analyze --critical ""
+fi
 expect "$tmp/d" kmod --proc "$tmp/"
 expect "" sim --cpus ""
-expect "" analyze --critical ""
 expect "" sim --k ""
 
 # values the help lists: one of them, or the next item of a list
@@ -90,7 +97,9 @@ expect "none,superpass" sim -p none,su
 # run and record: a command after the options (or after --)
 expect_has echo run -c ui -- ech
 expect_has echo run -c ui ech
-expect_has echo record -d 1 -- ech
+if $traced; then
+	expect_has echo record -d 1 -- ech
+fi
 # with bash-completion loaded, CMD's arguments are completed as CMD's own
 bc=/usr/share/bash-completion/bash_completion
 if [ -r "$bc" ]; then
