@@ -149,7 +149,10 @@ if [ -n "$kmm" ] && [ "$(echo "$kmm" | awk '{ print ($1 > 6 || ($1 == 6 && $2 >=
 else
 	MMSC=mmap
 fi
-SCENARIOS=${SCEN_ONLY:-inode $MMSC fpos futex}  # and go: below, once it is built
+# go (Go's runtime on its own futex words) only when --scenarios names it:
+# its waits are not helped yet (docs/kmod.md), and under TCG it doubles a
+# boot; tests/kmod/futex-figures.sh runs it.
+SCENARIOS=${SCEN_ONLY:-inode $MMSC fpos futex}
 EXTRA_APPEND=""
 [ -n "$SCEN_ONLY" ] && EXTRA_APPEND="$EXTRA_APPEND sp_scen=$(echo $SCEN_ONLY | tr ' ' ,)"
 [ -n "$TRACE_MS" ] && EXTRA_APPEND="$EXTRA_APPEND sp_trace=$TRACE_MS"
@@ -188,24 +191,25 @@ make -s -C "$KDIR" "${KMAKE[@]}" M="$(cd "$WORK/pcbuild" && pwd)" modules >"$WOR
 echo "== building the static workload"
 "$CC" -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
 	-o "$WORK/root/spw" "$HERE/sp_kmod_workload.c" || die "workload build"
-# The go scenario (Go's sync.Mutex: the runtime's raw futex calls) when
-# a Go toolchain is there (Debian's golang-go): static, for the guest's
-# architecture; without one the scenario is left out and said so.
+# The go scenario (Go's sync.Mutex: the runtime's raw futex calls), when
+# asked for and a Go toolchain is there (Debian's golang-go): static, for
+# the guest's architecture; without one the scenario is left out and said so.
 GO_SCEN=""
-if command -v go >/dev/null; then
+case " $SCEN_ONLY " in *" go "*) want_go=true ;; *) want_go=false ;; esac
+if $want_go && command -v go >/dev/null; then
 	echo "== building the Go workload ($(go version | awk '{ print $3 }'))"
 	gocache=$(go env GOCACHE 2>/dev/null || true)
 	[ -n "$gocache" ] && [ "$gocache" != off ] || export GOCACHE=$WORK/gocache
 	(cd "$HERE/go" && CGO_ENABLED=0 GOARCH=$ARCH GOFLAGS=-mod=mod go build -o "$WORK/root/spgo" sp_kmod_go.go) ||
 		die "Go workload build"
 	GO_SCEN=go
-else
+elif $want_go; then
 	echo "== no go command (golang-go): the go scenario is left out"
 fi
 
 "$CC" -static -O2 -Wall -Wextra -Werror -pthread \
 	-o "$WORK/root/sp-late" "$HERE/sp_kmod_late.c" || die "sp-late build"
-[ -n "$SCEN_ONLY" ] || SCENARIOS="$SCENARIOS${GO_SCEN:+ $GO_SCEN}"
+# (go, when asked for, is in SCEN_ONLY already)
 # The guest's superpass command and everything ldd says it loads. The
 # system's libraries keep their paths; ours (found through the build tree's
 # RUNPATH) go to /usr/lib, a directory the loader always searches: the
