@@ -315,7 +315,19 @@ def c_trace_speed(raw):
             "text": text}
 
 
-COLLECT = {"bench": c_bench, "bench-readers": c_bench_readers, "micro": c_micro, "sim-paper": c_sim_paper, "sweep": c_sweep,
+def c_coverage(raw):
+    """coverage-table.sh's --json (rows and note) as it is."""
+    try:
+        with open(os.path.join(raw, "coverage.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"{raw}/coverage.json: {e}")
+    if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list) or not doc["rows"]:
+        fail(f"{raw}/coverage.json: no rows")
+    return {"rows": doc["rows"], "note": doc.get("note", "")}
+
+
+COLLECT = {"coverage": c_coverage, "bench": c_bench, "bench-readers": c_bench_readers, "micro": c_micro, "sim-paper": c_sim_paper, "sweep": c_sweep,
            "sim-real": c_sim_real, "analyze": c_analyze, "kmod-qemu": c_kmod_qemu,
            "replay": c_replay, "parse": c_parse, "trace-speed": c_trace_speed}
 

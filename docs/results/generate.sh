@@ -24,7 +24,7 @@ usage() {
 }
 die() { echo "generate.sh: $*" >&2; exit 2; }
 default_set="bench micro sim-paper sweep sim-real analyze"
-long_set="bench-readers kmod-qemu replay parse trace-speed"
+long_set="bench-readers kmod-qemu replay parse trace-speed coverage"
 
 [ $# -ge 1 ] || usage
 case $1 in -*) usage ;; esac
@@ -69,11 +69,11 @@ fi
 if [ $quick = 1 ]; then
 	bench_args=(-d 0.5 -r 2) readers_args=(-d 0.2 -r 1) micro_runs=2 micro_iters=(--iters 100000) core_scale=0.05
 	paper_d=20 speed_d=2 sweep_d=20 analyze_d=1 kmod_secs=2 rec_n=1 replay_runs=2
-	parse_args=(2 10000 60) speed_mb=20 speed_runs=2 speed_src_d=2
+	parse_args=(2 10000 60) speed_mb=20 speed_runs=2 speed_src_d=2 coverage_args=(1 2)
 else
 	bench_args=() readers_args=(-d 2 -r 3) micro_runs=5 micro_iters=() core_scale=1
 	paper_d=1000 speed_d=10 sweep_d=1000 analyze_d=3 kmod_secs=6 rec_n=10 replay_runs=7
-	parse_args=(3 1000000 300) speed_mb=1100 speed_runs=5 speed_src_d=10
+	parse_args=(3 1000000 300) speed_mb=1100 speed_runs=5 speed_src_d=10 coverage_args=(3 8)
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/superpass-results.XXXXXX")
@@ -232,6 +232,11 @@ m_replay() {
 
 m_parse() {
 	sh "$root/tools/measure/sim/parse-bench.sh" "$sp" "${parse_args[@]}" >parse.txt
+}
+
+m_coverage() {
+	bash "$root/tools/measure/coverage/coverage-table.sh" --json coverage.json "$build" \
+		"${coverage_args[@]}" >coverage.md
 }
 
 m_trace_speed() {

@@ -710,6 +710,37 @@ def r_parse(d, st):
                                      series, "N (tasks, or events in one task)", "wall time, s")
 
 
+def r_coverage(d, st):
+    def longest(xs):
+        return "-" if not any(x is not None for x in xs) else mmm(xs) + " ms"
+
+    t = []
+    for r in d["rows"]:
+        t.append([r["implementation"], r["through"], r["seen"],
+                  longest(r["plain_ms"]) + " -> " + longest(r["superpass_ms"]),
+                  "-" if r["cut_pct"] is None else f"{r['cut_pct']:.0f} %",
+                  num(r.get("plain_all_median_ms")) + " -> " + num(r.get("superpass_all_median_ms")) + " ms",
+                  pct(r["precision"]), pct(r["recall"])])
+    out = ["`tools/measure/coverage/coverage-table.sh --json FILE BUILD 3 8`: each program of "
+           "examples/coverage (a nice -10 `ui` thread in a 120 Hz frame loop taking lock L twice a "
+           "frame, two nice 19 `bg` threads holding L for 0.5-1.5 ms of CPU, four nice 0 hogs) 3 times "
+           "plain and 3 times under `superpass run -c ui`, alternating, 8 s each. The ui's longest wait "
+           "for L is taken after a 1 s warm-up, in every row and mode alike: superpass learns a futex "
+           "word's candidate holders from its first wakes, so the word's first contended wait finds "
+           "none (tools/measure/coverage/steady-longest.py). The whole run's longest, that first wait "
+           "included, is beside it (medians). Precision and recall of the fast track against the "
+           "program's own record of who held L (candidates.py): recall, the share of contended ui "
+           "waits whose holder was fast-tracked while it held L; precision, the share of the "
+           "fast-track time inside the ui's waits that went to the thread then holding L.", "",
+           table(["implementation", "the wait goes through", "superpass sees it",
+                  "ui longest wait after warm-up, plain -> superpass (median, min-max)", "cut",
+                  "whole run, plain -> superpass", "precision", "recall"], t,
+                 ["l", "l", "l", "r", "r", "r", "r", "r"]), ""]
+    if d.get("note"):
+        out += [f"({d['note']})", ""]
+    return "\n".join(out), None
+
+
 def r_trace_speed(d, st):
     w, a = d["wc_s"], d["analyze_s"]
     ratio = med(a) / med(w) if med(w) else None
@@ -736,7 +767,8 @@ TITLES = {"bench": ("superpass bench: the headline benchmark", r_bench),
           "kmod-qemu": ("superpass.ko under QEMU", r_kmod_qemu),
           "replay": ("superpass replay: self-check and prediction", r_replay),
           "parse": ("superpass sim: workload parse time", r_parse),
-          "trace-speed": ("superpass analyze: trace reading speed", r_trace_speed)}
+          "trace-speed": ("superpass analyze: trace reading speed", r_trace_speed),
+          "coverage": ("superpass run: the lock implementations it sees", r_coverage)}
 
 
 def render(path):

@@ -12,8 +12,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 render=$here/../../docs/results/render.py
 . "$here/../cli-lib.sh"
 
-cp "$here/fixtures/bench.json" "$here/fixtures/sweep.json" "$tmp/"
-cli_expect_rc 0 "render.py on the fixtures" "$py" "$render" "$tmp/bench.json" "$tmp/sweep.json"
+cp "$here/fixtures/bench.json" "$here/fixtures/sweep.json" "$here/fixtures/coverage.json" "$tmp/"
+cli_expect_rc 0 "render.py on the fixtures" "$py" "$render" "$tmp/bench.json" "$tmp/sweep.json" \
+	"$tmp/coverage.json"
 
 # The Markdown read back: every table row as a list of cells, by heading.
 "$py" - "$tmp" <<'EOF' || fail=1
@@ -65,6 +66,16 @@ t = tables(os.path.join(tmp, "sweep.md"))
 check("sweep columns", head, ["holders", "none", "superpass K=1", "superpass K=2"])
 check("sweep rows", [r[0] for r in rows], ["1", "2"])
 check("sweep cell: P99.9 (blockings)", rows[1][2], "75.0 (190)")
+
+t = tables(os.path.join(tmp, "coverage.md"))
+(head, *rows), = [v for k, v in t.items()]
+col = {h: i for i, h in enumerate(head)}
+by = {r[0]: r for r in rows}
+check("coverage rows", sorted(by), ["GLib GMutex", "Go sync.Mutex"])
+g = by["GLib GMutex"]
+check("coverage: cut", g[col["cut"]], "99 %")
+check("coverage: whole run medians", g[col["whole run, plain -> superpass"]], "280 -> 110 ms")
+check("coverage: precision (median of the runs)", g[col["precision"]], "85 %")
 
 for name in ("bench", "sweep"):
     try:
