@@ -466,8 +466,10 @@ int sim_main(int argc, char **argv)
 		sp_sim_print_summary(stdout, b.rs, b.n);
 		printf("\nblocking: a critical thread's wait from lock request to acquisition; p50_ms, "
 		       "p99_ms, p99.9_ms, max_ms:\ntheir percentiles and longest; frames: the "
-		       "critical threads' timer periods; janky: those reached\nlate (rt-app slack "
-		       "< 0); hog_lost: background work lost vs none; cpu_s: simulated CPU time "
+		       "timers the critical threads reached (as rt-app logs them;\nthe bench's "
+		       "frame loop, sp_skip: every period); janky: those reached late (rt-app "
+		       "slack < 0;\nsp_skip: every deadline missed); hog_lost: background work lost "
+		       "vs none; cpu_s: simulated CPU time "
 		       "used;\ngrants/expired: fast tracks granted / ended by the budget; h_wait: "
 		       "share of blocking time the\nholders spent runnable but waiting for a CPU. "
 		       "Simulated: see include/superpass/sim.h for the model.\n");
