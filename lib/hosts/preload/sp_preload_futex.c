@@ -39,20 +39,12 @@ static sp_pl_syscall_fn sp_pl_real_syscall;
 SP_PL_UNINSTRUMENTED static long sp_pl_forward(long nr, const long a[6])
 {
 	sp_pl_syscall_fn f = __atomic_load_n(&sp_pl_real_syscall, __ATOMIC_RELAXED);
-	long rc;
 
 	if (__builtin_expect(!f, 0)) {
 		f = (sp_pl_syscall_fn)dlsym(RTLD_NEXT, "syscall");
-		if (f) {
-			__atomic_store_n(&sp_pl_real_syscall, f, __ATOMIC_RELAXED);
-		} else {
-			rc = sp_os_syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-			if (rc < 0 && rc > -4096) {
-				errno = (int)-rc;
-				return -1;
-			}
-			return rc;
-		}
+		if (!f)
+			return sp_os_sys6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		__atomic_store_n(&sp_pl_real_syscall, f, __ATOMIC_RELAXED);
 	}
 	return f(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

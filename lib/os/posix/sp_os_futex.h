@@ -52,15 +52,20 @@ static inline long sp_os_syscall6(long nr, long a, long b, long c, long d, long 
 /* Any system call of the library's own, with libc's convention: the
  * result, or -1 with errno set. The interposer exports syscall() (for the
  * program's futex locks), so the runtime never calls libc's. */
-static inline long sp_os_sys(long nr, long a, long b, long c, long d)
+static inline long sp_os_sys6(long nr, long a, long b, long c, long d, long e, long f)
 {
-	long rc = sp_os_syscall6(nr, a, b, c, d, 0, 0);
+	long rc = sp_os_syscall6(nr, a, b, c, d, e, f);
 
 	if (rc < 0 && rc > -4096) {
 		errno = (int)-rc;
 		return -1;
 	}
 	return rc;
+}
+
+static inline long sp_os_sys(long nr, long a, long b, long c, long d)
+{
+	return sp_os_sys6(nr, a, b, c, d, 0, 0);
 }
 
 /* futex(2) on @word: 0 or a positive count, or a negative errno (errno
