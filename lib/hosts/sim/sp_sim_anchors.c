@@ -66,6 +66,8 @@ bool sp_sim_pol_defer_resched(struct sp_sim *s, struct sp_sim_cpu *c)
 	bool yielded = c->no_defer;
 
 	c->no_defer = false;
+	if (s->pol != SP_SIM_POL_RSEQ_SLICE && s->pol != SP_SIM_POL_LAVD)
+		return false;
 	/* only a preemption of a thread running on its own behalf: a thread
 	 * that blocked, slept or yielded gives its CPU up */
 	if (yielded || !t || t != c->donor || t->state != SP_TS_RUNNABLE)
