@@ -6,19 +6,24 @@
 #
 #   docs/results/generate.sh BUILD_DIR [--long] [--only NAME,...] [--quick]
 #                            [--out DIR] [--note TEXT] [--keep]
+#                            [--replay-set DIR]
 #
 # Default set: bench micro sim-paper sweep sim-real analyze (about 5 min
 # on 2 CPUs, as root). --long adds kmod-qemu replay parse trace-speed
 # (about 25 min more). --only runs just those (long ones included when
 # named). --quick shortens every run, to try the script or show the
 # format: its figures are not results, and the stamp says so. Run it on a
-# quiet machine: anything else running moves the figures.
+# quiet machine: anything else running moves the figures. --replay-set
+# DIR: the replay measurement replays the set already recorded in DIR
+# (tools/measure/replay/record-set.sh SUPERPASS DIR) instead of recording
+# one: the recording is the part that needs the quiet machine, the replays
+# are deterministic.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 usage() {
-	echo "usage: $0 BUILD_DIR [--long] [--only NAME,...] [--quick] [--out DIR] [--note TEXT] [--keep]" >&2
+	echo "usage: $0 BUILD_DIR [--long] [--only NAME,...] [--quick] [--out DIR] [--note TEXT] [--keep] [--replay-set DIR]" >&2
 	echo "names: $default_set $long_set" >&2
 	exit 2
 }
@@ -30,7 +35,7 @@ long_set="bench-readers kmod-qemu replay parse trace-speed coverage"
 case $1 in -*) usage ;; esac
 build=$(cd "$1" 2>/dev/null && pwd) || die "$1: no such build directory"
 shift
-long=0 only="" quick=0 out=$here note="" keep=0
+long=0 only="" quick=0 out=$here note="" keep=0 replay_set=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--long) long=1; shift ;;
@@ -39,6 +44,8 @@ while [ $# -gt 0 ]; do
 	--out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
 	--note) [ $# -ge 2 ] || usage; note=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--replay-set) [ $# -ge 2 ] || usage; replay_set=$(cd "$2" 2>/dev/null && pwd) ||
+		die "--replay-set: $2: no such directory"; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -52,6 +59,7 @@ cmdline="docs/results/generate.sh BUILD_DIR"
 [ $long = 0 ] || cmdline="$cmdline --long"
 [ -z "$only" ] || cmdline="$cmdline --only $only"
 [ $quick = 0 ] || cmdline="$cmdline --quick"
+[ -z "$replay_set" ] || cmdline="$cmdline --replay-set DIR (recorded by tools/measure/replay/record-set.sh)"
 if [ $quick = 1 ] && [ -z "$note" ]; then
 	note="--quick: shortened runs, to show the format; not a result"
 fi
@@ -225,7 +233,14 @@ m_kmod_qemu() {
 
 m_replay() {
 	local k=4
-	bash "$root/tools/measure/replay/record-set.sh" "$sp" set "$rec_n" "$k" >record.out
+	if [ -n "$replay_set" ]; then
+		ls "$replay_set"/none-*.trace >/dev/null 2>&1 ||
+			{ echo "generate.sh: --replay-set $replay_set: no none-*.trace recordings" >&2; return 1; }
+		ln -s "$replay_set" set
+		rec_n=$(ls "$replay_set"/none-mutex-*.trace 2>/dev/null | wc -l)
+	else
+		bash "$root/tools/measure/replay/record-set.sh" "$sp" set "$rec_n" "$k" >record.out
+	fi
 	printf '{"superpass": "%s", "runs": %s, "pairs": %s, "k": %s}\n' "$sp" "$replay_runs" \
 		"$rec_n" "$k" >replay-meta.json
 }
