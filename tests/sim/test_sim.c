@@ -672,6 +672,49 @@ static void test_waiter_boost(void **state)
 	}
 }
 
+/* ---- sp_waiter_boost: at most the core's wait_raise_max raised at once ----
+ * Six critical threads wait for one mutex at once: the first four raise
+ * themselves (sp_core_wait_plan's raise_max, the runtime's four slots),
+ * the others wait in the fair class (with the plan's slice). */
+struct raised {
+	int prio[8];
+	int now, most, crit;
+};
+
+static void raised_trace(void *ctx, const struct sp_sim_trace *e)
+{
+	struct raised *x = ctx;
+
+	if (e->type != SP_SIM_TR_PRIO || e->thread < 0 || e->thread >= x->crit)
+		return;
+	x->now += (e->arg > 0) - (x->prio[e->thread] > 0);
+	x->prio[e->thread] = e->arg;
+	x->most = x->now > x->most ? x->now : x->most;
+}
+
+static void test_waiter_raise_cap(void **state)
+{
+	static const char *const text =
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 2, \"sp_sched_model\": \"linux\", "
+		"\"sp_waiter_boost\": true }, \"tasks\": { "
+		"\"ui\": { \"instance\": 6, \"priority\": -10, \"sp_critical\": true, "
+		"\"run1\": 300, \"lock1\": \"a\", \"run2\": 50, \"unlock1\": \"a\", "
+		"\"timer\": { \"ref\": \"unique\", \"period\": 8333, \"mode\": \"relative\" } }, "
+		"\"bg\": { \"delay\": 100, \"priority\": 19, \"lock\": \"a\", \"run\": 10000, \"unlock\": \"a\", "
+		"\"timer\": { \"ref\": \"unique\", \"period\": 8333, \"mode\": \"relative\" } } } }";
+	struct sp_sim_workload *w = parse("raise-cap", "%s", text);
+	struct raised x = { .crit = 6 };
+	struct sp_sim_result r;
+
+	(void)state;
+	run_traced(w, SP_SIM_POL_SUPERPASS, 0, raised_trace, &x, &r);
+	assert_string_equal(r.threads[5].name, "ui-5");
+	if (x.most != 4)
+		fail_msg("at most %d critical waiters raised at once, not 4", x.most);
+	sp_sim_result_destroy(&r);
+	sp_sim_workload_destroy(w);
+}
+
 /* ---- the core's hand-off of a mutex to a critical waiter (linux model) ----
  *
  * ui (critical, CPU 0) takes a that bg (nice 19, CPU 1) takes back to back;
@@ -1837,6 +1880,7 @@ int main(void)
 		cmocka_unit_test(test_waiter_boost),
 		cmocka_unit_test(test_linux_run_to_parity),
 		cmocka_unit_test(test_handoff),
+		cmocka_unit_test(test_waiter_raise_cap),
 		cmocka_unit_test(test_nesting_limit),
 		cmocka_unit_test(test_lock_checks),
 	};
