@@ -79,9 +79,9 @@ enum sp_lock_kind {
 #define SP_MAX_READERS_PER_LOCK 64u
 #define SP_MAX_WAITERS_PER_LOCK 64u
 #define SP_MAX_DEPTH 16u
-#define SP_MAX_WAIT_RAISED 16u
+#define SP_MAX_WAIT_RAISED 16u /* wait_raise_max */
 /* The longest a wait mechanism's bound may be (handoff_wait_ns,
- * wait_raise_hold_ns, wait_slice_ns): one second. */
+ * wait_raise_hold_ns): one second. */
 #define SP_MAX_WAIT_BOUND_NS 1000000000ull
 /* The shortest fair slice Linux takes (sched_setattr's sched_runtime for a
  * fair thread, 6.12+: clamped to 0.1..100 ms). */
