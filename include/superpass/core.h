@@ -79,6 +79,13 @@ enum sp_lock_kind {
 #define SP_MAX_READERS_PER_LOCK 64u
 #define SP_MAX_WAITERS_PER_LOCK 64u
 #define SP_MAX_DEPTH 16u
+#define SP_MAX_WAIT_RAISED 16u /* wait_raise_max */
+/* The longest a wait mechanism's bound may be (handoff_wait_ns,
+ * wait_raise_hold_ns): one second. */
+#define SP_MAX_WAIT_BOUND_NS 1000000000ull
+/* The shortest fair slice Linux takes (sched_setattr's sched_runtime for a
+ * fair thread, 6.12+: clamped to 0.1..100 ms). */
+#define SP_MIN_WAIT_SLICE_NS 100000ull
 
 struct sp_config {
 	uint32_t max_tasks;         /* task table capacity (default 1024) */
@@ -90,6 +97,20 @@ struct sp_config {
 	uint64_t budget_ns;         /* per-grant time budget (default 20 ms; 0 = none) */
 	uint64_t throttle_window_ns;/* throttle window (default 100 ms; 0 = no throttle) */
 	uint32_t throttle_permille; /* max boosted share of a window (default 500, 1..1000) */
+	/* The critical waiter's own mechanisms (sp_core_wait_plan,
+	 * sp_core_handoff_wanted below); a host without the primitive has
+	 * none of them. */
+	uint64_t handoff_wait_ns;   /* a taker yields a mutex a critical task waits for
+				       and waits at most this long (default 4 ms; 0 = no
+				       hand-off; at most SP_MAX_WAIT_BOUND_NS) */
+	uint64_t wait_raise_hold_ns;/* a raised waiter whose wait took the lock stays
+				       raised until it releases it, at most this long
+				       (default 4 ms; 0 = lowered when the wait ends) */
+	uint32_t wait_raise_max;    /* critical waiters raised at once (default 4,
+				       0..SP_MAX_WAIT_RAISED; 0 = never raised) */
+	uint64_t wait_slice_ns;     /* the fair slice of a critical waiter not raised
+				       (default 100 us; 0 = its own; else
+				       SP_MIN_WAIT_SLICE_NS..100 ms) */
 };
 
 /* What the host does for the core. fast_track and restore say that the
@@ -235,6 +256,56 @@ bool sp_core_needs_tick(struct sp_core *core);
  * section. Returns the slots this call reclaimed; call it from one thread
  * (a concurrent call may return 0 while the other waits). */
 int sp_core_reclaim(struct sp_core *core);
+
+/* ---- the critical waiter's own mechanisms ----
+ * Besides fast-tracking holders (the actuator above), a host may offer
+ * primitives that act on the waiting critical thread itself or on a thread
+ * that just took its lock. What to do with them is decided here, from the
+ * graph and sp_config, so every host that has a primitive runs the same
+ * rule; the host only carries it out:
+ *
+ *  primitive                        runtime  simulator  kernel module
+ *  raise self to the fast tracks'   yes      yes        no (the waiter
+ *    priority, lower self                               sleeps in the kernel)
+ *  set the wait's fair slice        yes      yes        no
+ *  yield a lock it has just taken   yes      yes        not needed: a kernel
+ *    and sleep until a wait ends                        mutex hands itself to
+ *                                                       a waiter that slept
+ *                                                       (MUTEX_FLAG_HANDOFF)
+ *
+ * The module's waiters block inside the kernel, where superpass runs only
+ * as a probe: it cannot change the waiter's attributes on its way to sleep
+ * and need not hand a mutex over. */
+#define SP_WAIT_CAN_RAISE 0x1u /* the waiter can raise itself (SCHED_FIFO actuation,
+				  a waiter in a fair policy) */
+#define SP_WAIT_CAN_SLICE 0x2u /* the waiter can shorten its fair slice */
+
+/* What a critical waiter does with itself for one wait. */
+struct sp_wait_plan {
+	bool raise;              /* raise itself to the fast tracks' priority for the
+				    wait, before its holders are fast-tracked */
+	uint32_t raise_max;      /* ... unless this many threads are raised already */
+	uint64_t raise_hold_ns;  /* the wait took the lock: stay raised until its
+				    release, at most this long (0: lower at the wait's
+				    end; also where nothing bounds it) */
+	uint64_t slice_ns;       /* not raised: wait with this fair slice (0: none) */
+};
+/* @tid starts waiting; @can: the SP_WAIT_CAN_* primitives it has now.
+ * Fills *@out and returns 1 if it should do something (a critical task), 0
+ * (*@out all zero) if not, -EINVAL. Lock-free; never sleeps. */
+int sp_core_wait_plan(struct sp_core *core, sp_tid_t tid, uint32_t can,
+		      struct sp_wait_plan *out);
+/* @taker has just taken the mutex @lock in a lock call (never a trylock:
+ * that must not fail on a lock that was free), holding @taker_holds other
+ * locks the host knows of. Returns how long (ns, > 0) it should give the
+ * lock back and sleep, until the wait of the critical task blocked on
+ * @lock ends or that long passed, before waiting for @lock like anybody
+ * else without asking again; 0: keep it. Only a taker that is not
+ * critical and holds nothing (it may be a holder somebody needs next), and
+ * only for a lock whose owner is known (not an rwlock, not a futex word).
+ * Lock-free; never sleeps. */
+uint64_t sp_core_handoff_wanted(struct sp_core *core, sp_tid_t taker, sp_lock_key_t lock,
+				uint32_t taker_holds);
 
 /* ---- statistics ---- */
 void sp_core_stats(struct sp_core *core, struct sp_stats *out);

@@ -3,7 +3,10 @@
  * superpass::sim, the offline host: a deterministic discrete-event
  * simulator of CPUs, scheduling classes, locks and threads, in integer
  * nanoseconds. The `superpass` policy is the real core (lib/core) behind
- * the recording host's queued actuator (include/superpass/rec_host.h);
+ * the recording host's queued actuator (include/superpass/rec_host.h),
+ * with the primitives the core's wait policy decides on (the critical
+ * waiter's raise and slice under sp_waiter_boost; the mutex hand-off in
+ * the linux model; core.h's sp_core_wait_plan, sp_core_handoff_wanted);
  * the other policies (none, pi, rt-ui, proxy-exec, proxy-exec-migrate,
  * ux-writer) are models of what Linux and Android do.
  *
@@ -29,9 +32,10 @@
  *    yet (so a nice-19 thread that sleeps 50 us after each 500 us burst
  *    gets its weight's share beside nice-0 hogs, 0.7 %, not 14 %). The
  *    linux model also has RUN_TO_PARITY: the running fair task keeps its
- *    CPU against a fair wakeup while it is eligible and inside its slice
- *    (every task has the one base slice: no custom slices, so not the
- *    runtime's 100 us slice of a critical waiter either). No cgroups,
+ *    CPU against a fair wakeup while it is eligible and inside its slice,
+ *    unless the woken task's slice is shorter (PREEMPT_SHORT). Every task
+ *    has the one base slice but a critical waiter that waits with the
+ *    core's wait slice (sp_waiter_boost, when it is not raised). No cgroups,
  *    no SMT, no frequency scaling, no context-switch cost; PELT only as
  *    the load below (linux model).
  *  - RT class: SCHED_FIFO and SCHED_RR (100 ms slices), priorities 1..99,
@@ -337,6 +341,9 @@ struct sp_sim_result {
 	uint64_t proxy_migrations;
 	uint64_t pi_boosts;       /* pi: inherited-priority raises */
 	uint64_t deferrals;       /* rseq-slice, lavd: preemptions put off */
+	uint64_t handoffs;        /* superpass, linux model: mutexes a taker gave back to a
+				     critical waiter (the core's hand-off) */
+	uint64_t handoff_timeouts;/* ... whose taker's sleep reached the core's bound */
 	uint64_t events;          /* simulator events processed */
 	uint64_t ctx_switches;
 	uint64_t stalled;         /* threads stopped for looping without using time */

@@ -13,6 +13,11 @@ void sp_config_default(struct sp_config *cfg)
 	cfg->budget_ns = 20ull * 1000 * 1000;
 	cfg->throttle_window_ns = 100ull * 1000 * 1000;
 	cfg->throttle_permille = 500;
+	/* The runtime's measured choices (sp_wait_policy.c says why). */
+	cfg->handoff_wait_ns = 4ull * 1000 * 1000;
+	cfg->wait_raise_hold_ns = 4ull * 1000 * 1000;
+	cfg->wait_raise_max = 4;
+	cfg->wait_slice_ns = 100ull * 1000;
 }
 
 int sp_config_check(const struct sp_config *cfg)
@@ -36,6 +41,14 @@ int sp_config_check(const struct sp_config *cfg)
 		return -EINVAL;
 	/* window * permille must not overflow */
 	if (cfg->throttle_window_ns > UINT64_MAX / 1000)
+		return -EINVAL;
+	if (cfg->handoff_wait_ns > SP_MAX_WAIT_BOUND_NS ||
+	    cfg->wait_raise_hold_ns > SP_MAX_WAIT_BOUND_NS ||
+	    cfg->wait_raise_max > SP_MAX_WAIT_RAISED)
+		return -EINVAL;
+	/* The range Linux takes for a fair thread's sched_runtime. */
+	if (cfg->wait_slice_ns &&
+	    (cfg->wait_slice_ns < SP_MIN_WAIT_SLICE_NS || cfg->wait_slice_ns > 100ull * 1000 * 1000))
 		return -EINVAL;
 	return 0;
 }

@@ -610,6 +610,40 @@ static void test_second_critical_waiter_has_the_slice(void **state)
 	assert_int_equal(x.h2.waiter_slice_during, 100000);
 }
 
+/* The raise and the slice are the core's plan (sp_core_wait_plan): with
+ * wait_raise_max 0 a critical waiter in SCHED_FIFO mode is not raised and
+ * waits with wait_slice_ns instead, its own slice back at the end. */
+static void test_wait_plan_from_config(void **state)
+{
+	struct sp_runtime_config cfg;
+	sp_mutex_t m;
+	struct holder h = { .m = &m, .waiter = sp_test_gettid() };
+	struct sp_sched_attr before, after;
+
+	(void)state;
+	if (!custom_slices()) {
+		printf("SKIP test_wait_plan_from_config: the kernel keeps no slice of a "
+		       "thread's own (before Linux 6.12)\n");
+		skip();
+	}
+	sp_runtime_config_default(&cfg);
+	cfg.mode = SP_ACT_FIFO;
+	cfg.quiet = true;
+	cfg.core.throttle_window_ns = 0;
+	cfg.core.wait_raise_max = 0;
+	cfg.core.wait_slice_ns = 250000;
+	assert_int_equal(sp_runtime_create(&cfg), 0);
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	assert_int_equal(sp_sched_getattr(0, &before), 0);
+	run_holder(&h);
+	assert_int_equal(sp_sched_getattr(0, &after), 0);
+	assert_true(h.boosted);
+	assert_int_equal(h.waiter_policy_during, SCHED_OTHER);
+	assert_int_equal(h.waiter_slice_during, 250000);
+	assert_true(sp_sched_attr_same(&after, &before));
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
 static void test_two_critical_waiters_both_raised(void **state)
 {
 	static struct second x;
@@ -1125,6 +1159,42 @@ static void test_released_mutex_goes_to_the_critical_waiter(void **state)
 	assert_int_equal(sp_mutex_destroy(&m), 0);
 }
 
+/* The hand-off is the core's decision (sp_core_handoff_wanted): with
+ * handoff_wait_ns 0 the barger of the test above never yields. */
+static void test_handoff_off_by_config(void **state)
+{
+	struct sp_runtime_config cfg;
+	sp_mutex_t m;
+	uint64_t yields0, timeouts0, unpublished0, yields, timeouts, unpublished;
+
+	(void)state;
+	sp_runtime_config_default(&cfg);
+	cfg.mode = SP_ACT_OBSERVE;
+	cfg.quiet = true;
+	cfg.core.handoff_wait_ns = 0;
+	assert_int_equal(sp_runtime_create(&cfg), 0);
+	assert_int_equal(sp_mutex_init(&m, 0), 0);
+	assert_int_equal(sp_thread_set_critical(0, true), 0);
+	sp_ho_counts(&yields0, &timeouts0, &unpublished0);
+	for (int round = 0; round < 3; round++) {
+		struct barger b = { .m = &m, .waiter = sp_test_gettid() };
+		pthread_t t;
+
+		assert_int_equal(pthread_create(&t, NULL, barger_main, &b), 0);
+		assert_true(SP_WAIT_FOR(__atomic_load_n(&b.locked, __ATOMIC_ACQUIRE)));
+		assert_int_equal(sp_mutex_lock(&m), 0);
+		__atomic_store_n(&b.waiter_got, 1, __ATOMIC_RELEASE);
+		assert_int_equal(sp_mutex_unlock(&m), 0);
+		pthread_join(t, NULL);
+		assert_int_equal(b.rc, 0);
+	}
+	sp_ho_counts(&yields, &timeouts, &unpublished);
+	assert_int_equal(sp_thread_set_critical(0, false), 0);
+	assert_int_equal(yields, yields0);
+	assert_int_equal(timeouts, timeouts0);
+	assert_int_equal(sp_mutex_destroy(&m), 0);
+}
+
 /* ---- a chain whose second holder took its lock back unseen ---- */
 
 struct retaken {
@@ -1379,6 +1449,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_waiter_raised_for_two_holders_on_one_cpu, teardown),
 		cmocka_unit_test_teardown(test_critical_keeps_raise_until_release, teardown),
 		cmocka_unit_test_teardown(test_second_critical_waiter_has_the_slice, teardown),
+		cmocka_unit_test_teardown(test_wait_plan_from_config, teardown),
 		cmocka_unit_test_teardown(test_two_critical_waiters_both_raised, teardown),
 		cmocka_unit_test_teardown(test_application_change_wins, teardown),
 		cmocka_unit_test_teardown(test_unreported_owner_boosted, teardown),
@@ -1390,6 +1461,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_worker_created_in_fifo, teardown),
 		cmocka_unit_test_teardown(test_queued_reader_handed_the_lock_is_found, teardown),
 		cmocka_unit_test_teardown(test_released_mutex_goes_to_the_critical_waiter, teardown),
+		cmocka_unit_test_teardown(test_handoff_off_by_config, teardown),
 		cmocka_unit_test_teardown(test_chain_holder_that_took_its_lock_back, teardown),
 	};
 	struct sp_runtime_config cfg;

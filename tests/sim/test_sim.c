@@ -672,6 +672,105 @@ static void test_waiter_boost(void **state)
 	}
 }
 
+/* ---- sp_waiter_boost: at most the core's wait_raise_max raised at once ----
+ * Six critical threads wait for one mutex at once: the first four raise
+ * themselves (sp_core_wait_plan's raise_max, the runtime's four slots),
+ * the others wait in the fair class (with the plan's slice). */
+struct raised {
+	int prio[8];
+	int now, most, crit;
+};
+
+static void raised_trace(void *ctx, const struct sp_sim_trace *e)
+{
+	struct raised *x = ctx;
+
+	if (e->type != SP_SIM_TR_PRIO || e->thread < 0 || e->thread >= x->crit)
+		return;
+	x->now += (e->arg > 0) - (x->prio[e->thread] > 0);
+	x->prio[e->thread] = e->arg;
+	x->most = x->now > x->most ? x->now : x->most;
+}
+
+static void test_waiter_raise_cap(void **state)
+{
+	static const char *const text =
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 2, \"sp_sched_model\": \"linux\", "
+		"\"sp_waiter_boost\": true }, \"tasks\": { "
+		"\"ui\": { \"instance\": 6, \"priority\": -10, \"sp_critical\": true, "
+		"\"run1\": 300, \"lock1\": \"a\", \"run2\": 50, \"unlock1\": \"a\", "
+		"\"timer\": { \"ref\": \"unique\", \"period\": 8333, \"mode\": \"relative\" } }, "
+		"\"bg\": { \"delay\": 100, \"priority\": 19, \"lock\": \"a\", \"run\": 10000, \"unlock\": \"a\", "
+		"\"timer\": { \"ref\": \"unique\", \"period\": 8333, \"mode\": \"relative\" } } } }";
+	struct sp_sim_workload *w = parse("raise-cap", "%s", text);
+	struct raised x = { .crit = 6 };
+	struct sp_sim_result r;
+
+	(void)state;
+	run_traced(w, SP_SIM_POL_SUPERPASS, 0, raised_trace, &x, &r);
+	assert_string_equal(r.threads[5].name, "ui-5");
+	if (x.most != 4)
+		fail_msg("at most %d critical waiters raised at once, not 4", x.most);
+	sp_sim_result_destroy(&r);
+	sp_sim_workload_destroy(w);
+}
+
+/* ---- the core's hand-off of a mutex to a critical waiter (linux model) ----
+ *
+ * ui (critical, CPU 0) takes a that bg (nice 19, CPU 1) takes back to back;
+ * an RT task on CPU 0 keeps ui from running for a while when bg's release
+ * wakes it. bg, lowered by its release and still on CPU 1, takes a again
+ * before ui has run, and ui waits behind a new fast-tracked section: the
+ * runtime's barging. With the hand-off (superpass, the core's
+ * sp_core_handoff_wanted) bg gives a back and sleeps until ui's wait ends:
+ * nobody takes a past ui, and each of ui's waits is fast-tracked once.
+ * Not under none (no core), nor in the classic model (the textbook
+ * scheduler, no runtime mechanism but the fast track). */
+static void test_handoff(void **state)
+{
+	static const char *const fmt =
+		"{ \"global\": { \"duration\": 10, \"sp_cpus\": 2, \"sp_sched_model\": \"%s\" }, "
+		"\"tasks\": { "
+		"\"ui\": { \"priority\": -10, \"sp_critical\": true, \"cpus\": [0], "
+		"\"run1\": 250, \"lock1\": \"a\", \"run2\": 50, \"unlock1\": \"a\", "
+		"\"timer\": { \"ref\": \"unique\", \"period\": 8333, \"mode\": \"relative\" } }, "
+		"\"bg\": { \"priority\": 19, \"cpus\": [1], "
+		"\"lock\": \"a\", \"run\": 500, \"unlock\": \"a\" }, "
+		"\"rt\": { \"policy\": \"SCHED_FIFO\", \"priority\": 50, \"cpus\": [0], \"run\": 1000, "
+		"\"timer\": { \"ref\": \"unique\", \"period\": 3100, \"mode\": \"relative\" } } } }";
+
+	(void)state;
+	for (int m = 0; m < 2; m++) {
+		struct sp_sim_workload *w = parse("handoff", fmt, m ? "classic" : "linux");
+		struct checker c, cn;
+		struct sp_sim_result *r = run(w, SP_SIM_POL_SUPERPASS, 0, 0, &c);
+		struct sp_sim_result *none = run(w, SP_SIM_POL_NONE, 0, 0, &cn);
+
+		assert_int_equal(c.violations, 0);
+		assert_int_equal(none->handoffs, 0);
+		if (m) {
+			assert_int_equal(r->handoffs, 0);
+		} else {
+			/* bg found a free while ui waited at least 50 times in
+			 * 10 s; it never took it past ui, and slept till ui had
+			 * it, never to the bound */
+			if (r->handoffs < 50 || c.excl_past_waiter || r->handoff_timeouts ||
+			    r->grants != r->blockings)
+				fail_msg("%llu hand-offs (%llu to the bound), %d takes past ui, "
+					 "%llu grants in %llu waits",
+					 (unsigned long long)r->handoffs,
+					 (unsigned long long)r->handoff_timeouts, c.excl_past_waiter,
+					 (unsigned long long)r->grants, (unsigned long long)r->blockings);
+			/* without it bg barges in: none has no fast track, so it
+			 * shows the barging */
+			assert_true(cn.excl_past_waiter > 0);
+		}
+		done(r);
+		done(none);
+		sp_sim_workload_destroy(w);
+	}
+}
+
 /* ---- sp_skip: a late frame loop skips the periods it missed ---- */
 static void count_frames(void *ctx, const struct sp_sim_trace *e)
 {
@@ -1780,6 +1879,8 @@ int main(void)
 		cmocka_unit_test(test_rtapp_frames),
 		cmocka_unit_test(test_waiter_boost),
 		cmocka_unit_test(test_linux_run_to_parity),
+		cmocka_unit_test(test_handoff),
+		cmocka_unit_test(test_waiter_raise_cap),
 		cmocka_unit_test(test_nesting_limit),
 		cmocka_unit_test(test_lock_checks),
 	};

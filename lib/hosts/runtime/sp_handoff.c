@@ -11,20 +11,22 @@
  * finds it taken again, sleeps again, the new hold is fast-tracked again,
  * as many times as the holder's backlog lasts.
  *
- * So while a critical thread waits for a mutex, a thread that is not
- * critical and takes it in a lock call gives it back at once and sleeps
- * until that wait ends (the critical thread has the lock by then, or gave
- * up), then waits for the lock like any other waiter. Why this is safe:
+ * So while a critical thread waits for a mutex, a thread that takes it in
+ * a lock call may have to give it back at once and sleep until that wait
+ * ends (the critical thread has the lock by then, or gave up), then wait
+ * for the lock like any other waiter. Whether it does, and the bound on
+ * its sleep, is the core's decision (sp_core_handoff_wanted; the rule and
+ * why it is safe: lib/core/sp_wait_policy.c); this file is the primitive.
  *  - It only ever happens with the lock just taken, before the lock call
  *    returns: the program never held it. The unlock is glibc's own.
- *  - The lock was free when the yielder took it, so the critical thread
- *    needs nothing from the yielder to get it, only a CPU; the sleep is
- *    bounded anyway (SP_HO_WAIT_NS), and a caller yields at most once per
- *    lock call, so every call ends.
- *  - A thread with holds in its list (sp_iw_self.n: its read holds, and
- *    every exclusive hold the core was told of) does not yield: it may be
- *    a holder the critical thread, or another, needs next. An unlisted
- *    hold (taken before any critical wait began) is the bounded case.
+ *  - A caller yields at most once per lock call, so every call ends.
+ *  - The holds the core weighs are the thread's list (sp_iw_self.n: its
+ *    read holds, and every exclusive hold the core was told of). An
+ *    unlisted hold (taken before any critical wait began) is the bounded
+ *    case.
+ *  - Only with the core's verdict: it is asked only once a critical wait
+ *    on this very mutex is published here, so the common path is the
+ *    one load of sp_ho_published.
  *  - Trylock never yields: it must not fail on a lock that was free.
  *    PI, robust and priority-protected mutexes never yield: glibc and the
  *    kernel give them their own semantics.
@@ -49,12 +51,6 @@
 #include "sp_os.h"
 
 #define SP_HO_SLOTS 16u
-/* The longest a yielder sleeps: the critical thread was woken (or is
- * about to be) and only needs a CPU; it is nice -10 or better against
- * our nice 19 in the usual case, so this is a bound for the unusual one
- * (a critical thread that itself waits for a CPU behind real-time work),
- * one scheduler tick at HZ=250. */
-#define SP_HO_WAIT_NS 4000000ull
 
 #define SP_MUTEX_NO_HANDOFF 0x70 /* glibc's PTHREAD_MUTEX_{ROBUST,PRIO_INHERIT,PRIO_PROTECT}_NP bits */
 
@@ -117,14 +113,14 @@ static int sp_ho_find(const void *lock)
 }
 
 /* Sleeps until the wait in slot @s on @lock ends (@seq: its sequence when
- * we read the slot), or the bound. */
-static void sp_ho_sleep(struct sp_ho_slot *s, const void *lock, uint32_t seq)
+ * we read the slot), or @bound_ns passed. */
+static void sp_ho_sleep(struct sp_ho_slot *s, const void *lock, uint32_t seq, uint64_t bound_ns)
 {
 	struct timespec now, until;
 	uint64_t end;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	end = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec + SP_HO_WAIT_NS;
+	end = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec + bound_ns;
 	until.tv_sec = (time_t)(end / 1000000000ull);
 	until.tv_nsec = (long)(end % 1000000000ull);
 	__atomic_add_fetch(&s->sleepers, 1, __ATOMIC_SEQ_CST);
@@ -142,12 +138,15 @@ static void sp_ho_sleep(struct sp_ho_slot *s, const void *lock, uint32_t seq)
 
 bool sp_ho_yield_slow(pthread_mutex_t *m)
 {
+	struct sp_core *core = __atomic_load_n(&sp_rt_core_ptr, __ATOMIC_ACQUIRE);
 	struct sp_ho_slot *s;
+	uint64_t bound;
 	uint32_t seq;
 	int i, saved_errno;
 
-	if (sp_rt_self_state.critical || sp_iw_self.n != 0 ||
-	    (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & SP_MUTEX_NO_HANDOFF) ||
+	/* What this primitive cannot do: a mutex glibc gives other
+	 * semantics, one no critical thread here waits for. */
+	if (!core || (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) & SP_MUTEX_NO_HANDOFF) ||
 	    (i = sp_ho_find(m)) < 0)
 		return false;
 	s = &sp_ho_w[i];
@@ -156,11 +155,18 @@ bool sp_ho_yield_slow(pthread_mutex_t *m)
 	seq = __atomic_load_n(&s->seq, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&s->lock, __ATOMIC_SEQ_CST) != (uintptr_t)m)
 		return false;
+	/* A thread that only ever took free locks has no tid yet. */
+	sp_rt_enter();
+	bound = sp_core_handoff_wanted(core, sp_rt_thread(core), (sp_lock_key_t)(uintptr_t)m,
+				       sp_iw_self.n);
+	sp_rt_leave();
+	if (!bound)
+		return false;
 	if (sp_real.mutex_unlock(m) != 0)
 		return false; /* cannot happen for a lock we just took; keep it */
 	__atomic_add_fetch(&sp_ho_yields, 1, __ATOMIC_RELAXED);
 	saved_errno = errno;
-	sp_ho_sleep(s, m, seq);
+	sp_ho_sleep(s, m, seq, bound);
 	errno = saved_errno;
 	return true;
 }

@@ -5,9 +5,10 @@
  *
  *  - A critical thread's mutex wait is published for its duration
  *    (sp_ho_wait_begins / sp_ho_wait_ends, from sp_iw_wait_begins/_ends).
- *  - A thread that is not critical and has just taken such a mutex, inside
- *    a lock call (never a trylock: that must not fail on a free lock),
- *    gives it back and sleeps until that wait ends (sp_ho_yield), boundedly;
+ *  - A thread that has just taken such a mutex, inside a lock call (never
+ *    a trylock: that must not fail on a free lock), gives it back and
+ *    sleeps until that wait ends (sp_ho_yield), boundedly, if the core
+ *    says so (not critical, holding nothing);
  *    the caller then waits for the lock as anybody would, with no second
  *    yield, so every lock call still ends.
  */
@@ -27,12 +28,12 @@ void sp_ho_wait_begins(const void *lock);
 void sp_ho_wait_ends(void);
 
 /*
- * The caller has just taken @m in a lock call and is not critical. If a
- * critical thread waits for @m, gives @m back (glibc's unlock, which wakes
- * a waiter if there is one) and sleeps until that wait ends or
- * SP_HO_WAIT_NS passed: true, and the caller must now lock @m again
- * without yielding. false (nothing done) otherwise. Outside the runtime's
- * guard only.
+ * The caller has just taken @m in a lock call. If a critical thread waits
+ * for @m and the core wants the hand-off (sp_core_handoff_wanted), gives
+ * @m back (glibc's unlock, which wakes a waiter if there is one) and
+ * sleeps until that wait ends or the core's bound passed: true, and the
+ * caller must now lock @m again without yielding. false (nothing done)
+ * otherwise. Outside the runtime's guard only.
  */
 bool sp_ho_yield_slow(pthread_mutex_t *m);
 

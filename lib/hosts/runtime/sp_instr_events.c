@@ -66,7 +66,7 @@ void sp_instr_blocked(sp_tid_t self, const void *lock, enum sp_hold hold,
 	sp_rt_thread_check_name(core);
 	watching = sp_iw_wait_begins(core, lock, rwlock);
 	if (sp_rt_self_state.critical)
-		sp_wk_direct_begin();
+		sp_wk_direct_begin(core);
 	owner = owner_of(lock);
 	sp_lock_blocked_owner(core, self, key, hold, true, owner);
 	again = owner_of(lock);

@@ -47,7 +47,7 @@ bool sp_instr_futex_wait_begin(const void *uaddr, bool pi, sp_tid_t owner)
 	if (!__atomic_load_n(&sp_fx_waits_seen, __ATOMIC_RELAXED))
 		__atomic_store_n(&sp_fx_waits_seen, true, __ATOMIC_RELAXED);
 	if (sp_rt_self_state.critical)
-		sp_wk_direct_begin();
+		sp_wk_direct_begin(core);
 	if (pi) {
 		sp_lock_blocked_owner(core, self, sp_fx_key(uaddr), SP_HOLD_EXCL, true, owner);
 	} else {

@@ -291,7 +291,7 @@ int sp_wk_restore(void *ctx, sp_tid_t tid);
 void sp_wk_wait_started(void);
 /* Around a critical wait's report: the fast tracks it grants are applied
  * by the caller at the end (sp_wk_direct_end; sp_worker.c says when). */
-void sp_wk_direct_begin(void);
+void sp_wk_direct_begin(struct sp_core *core);
 void sp_wk_direct_end(struct sp_core *core);
 /* The critical waiter's own attributes (sp_waiter.c): a wait of the
  * caller ended (@acquired: it took @lock); a release of the caller; the

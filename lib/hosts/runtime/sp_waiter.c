@@ -21,18 +21,18 @@
  *    the waiter sleeps. One above would be too much: a waiter woken before
  *    its holder lowered itself would preempt it.
  *  - It stays raised while it sleeps and, if its wait took the lock, until
- *    it releases that lock (or SP_WT_HOLD_MAX_NS, whichever is first).
- *    Lowered at its wake, it would be back in the fair class with the lag
- *    it slept with (its CPU ran real-time holders, which stops the fair
- *    clock): not eligible, it would wait for the next tick behind a hog.
- *    Raised, it queues behind the releasing holder at its own priority
- *    and runs the moment that holder lowers itself, or at once on a CPU
- *    running fair tasks.
+ *    it releases that lock (or the plan's raise_hold_ns, whichever is
+ *    first). Raised, it queues behind the releasing holder at its own
+ *    priority and runs the moment that holder lowers itself, or at once
+ *    on a CPU running fair tasks.
+ *  - Whether to raise, for how long and how many at once, and the slice
+ *    otherwise, is the core's decision (sp_core_wait_plan,
+ *    lib/core/sp_wait_policy.c says why); this file carries it out.
  *  - Only where the raise is ours to make: SCHED_FIFO mode and a waiter in
  *    a normal policy (a waiter fast-tracked itself, or real-time, is left
  *    alone and its holders on its CPU go to the worker, as do holders
  *    whose CPU is unknown and any the actuator's lock, busy, refuses). Up to
- *    SP_WT_RAISED_MAX critical threads of a process are raised at once
+ *    the plan's raise_max critical threads of a process are raised at once
  *    (each with its own bound); one more waits unraised, with the wait's
  *    slice. Lowered only if it still has the
  *    raised attributes: a change the program made meanwhile wins. A fast
@@ -47,14 +47,9 @@
 #include "sp_rt.h"
 #include "sp_sched_attr.h"
 
-/* The longest a critical thread stays raised holding the lock its wait
- * took: one tick at HZ=250, by when the fair class has looked again. */
-#define SP_WT_HOLD_MAX_NS 4000000ull
-
-/* Critical threads raised at once: a UI thread and a render or audio
- * thread, say, with room to spare; each slot is one bound the worker
- * keeps. */
-#define SP_WT_RAISED_MAX 4
+/* Slots for raised critical threads (the plan's raise_max of them in use);
+ * each slot is one bound the worker keeps. */
+#define SP_WT_RAISED_MAX SP_MAX_WAIT_RAISED
 
 struct sp_wt_slot {
 	sp_tid_t tid;                /* atomic: the raised critical thread, 0 none */
@@ -75,45 +70,45 @@ static SP_TLS struct sp_sched_attr sp_wt_my_saved;
 static SP_TLS int sp_wt_my_raised;
 static SP_TLS int sp_wt_my_saved_live; /* sp_wt_my_saved is this wait's (or its raise's) */
 static SP_TLS const void *sp_wt_my_held; /* the lock whose release lowers us */
+static SP_TLS struct sp_wait_plan sp_wt_my_plan; /* the core's, for the wait in progress */
 
 /*
- * A critical thread waits with a short EEVDF slice (sched_runtime of a
- * fair-class thread: Linux 6.12's custom slices; the shortest the kernel
- * takes). Woken when its lock is let go, it must still get a CPU to take
- * it, and the fair class lets a woken thread preempt the one running only
- * if its slice is shorter (PREEMPT_SHORT); otherwise it waits for the
- * running one's slice to end at a tick (4 ms at HZ=250). Only for the wait: the slice is its
- * own again when the wait ends, unless the program changed its attributes
- * meanwhile. A kernel that ignores the field (before 6.12) or refuses it
- * is asked once. The kernel reports a thread's slice whether or not it
- * chose one (the base slice), so the one put back is the
- * length it had, from then on kept as the thread's own. In SCHED_FIFO mode
- * the raise stands in for it where it can be made (one sched_setattr, not
+ * The wait's EEVDF slice, the plan's slice_ns (sched_runtime of a
+ * fair-class thread: Linux 6.12's custom slices). Only for the wait: the
+ * slice is its own again when the wait ends, unless the program changed
+ * its attributes meanwhile. A kernel that ignores the field (before 6.12)
+ * or refuses it is asked once. The kernel reports a thread's slice whether
+ * or not it chose one (the base slice), so the one put back is the length
+ * it had, from then on kept as the thread's own. In SCHED_FIFO mode the
+ * raise stands in for it where it can be made (one sched_setattr, not
  * two).
  */
-#define SP_WT_WAIT_SLICE_NS 100000ull
 static int sp_wt_slice_state; /* atomic: 0 untried, 1 works, -1 not here */
 static SP_TLS int sp_wt_my_sliced;
+/* The slice this thread's last sliced wait set (0 none): what a leftover
+ * of ours looks like (sp_wt_own_slice, sp_wk_before_exec_guarded). */
+static SP_TLS uint64_t sp_wt_my_slice_ns;
 
 /* @own: the thread's attributes, with sp_wt_own_slice's correction. */
-static void sp_wt_slice_begin(const struct sp_sched_attr *own)
+static void sp_wt_slice_begin(const struct sp_sched_attr *own, uint64_t slice)
 {
 	int state = __atomic_load_n(&sp_wt_slice_state, __ATOMIC_RELAXED);
 	struct sp_sched_attr sliced, now;
 
-	if (state < 0)
+	if (state < 0 || !slice)
 		return;
-	if (own->sched_runtime != 0 && own->sched_runtime < SP_WT_WAIT_SLICE_NS)
+	if (own->sched_runtime != 0 && own->sched_runtime < slice)
 		return; /* its own is shorter still */
 	sliced = *own;
-	sliced.sched_runtime = SP_WT_WAIT_SLICE_NS;
+	sliced.sched_runtime = slice;
 	if (sp_sched_setattr(0, &sliced) != 0) {
 		__atomic_store_n(&sp_wt_slice_state, -1, __ATOMIC_RELAXED);
 		return;
 	}
+	sp_wt_my_slice_ns = slice;
 	if (state == 0) {
 		/* Before 6.12 the field is ignored for this class: reads 0. */
-		state = sp_sched_getattr(0, &now) == 0 && now.sched_runtime == SP_WT_WAIT_SLICE_NS
+		state = sp_sched_getattr(0, &now) == 0 && now.sched_runtime == slice
 				? 1 : -1;
 		__atomic_store_n(&sp_wt_slice_state, state, __ATOMIC_RELAXED);
 		if (state < 0)
@@ -127,7 +122,7 @@ static void sp_wt_slice_begin(const struct sp_sched_attr *own)
  * boosted then and restored our slice later). */
 static void sp_wt_own_slice(struct sp_sched_attr *own)
 {
-	if (own->sched_runtime == SP_WT_WAIT_SLICE_NS)
+	if (sp_wt_my_slice_ns && own->sched_runtime == sp_wt_my_slice_ns)
 		own->sched_runtime = 0;
 }
 
@@ -139,11 +134,11 @@ static void sp_wt_slice_end(void)
 	sp_wt_my_sliced = 0;
 	if (sp_sched_getattr(0, &now) == 0 && now.sched_policy == sp_wt_my_saved.sched_policy &&
 	    now.sched_nice == sp_wt_my_saved.sched_nice &&
-	    now.sched_runtime == SP_WT_WAIT_SLICE_NS)
+	    now.sched_runtime == sp_wt_my_slice_ns)
 		sp_sched_setattr(0, &sp_wt_my_saved);
 }
 
-void sp_wk_direct_begin(void)
+void sp_wk_direct_begin(struct sp_core *core)
 {
 	struct sp_rt_thread *self = &sp_rt_self_state;
 	enum sp_act_mode mode = sp_act_mode_now();
@@ -158,18 +153,24 @@ void sp_wk_direct_begin(void)
 	 * holding a lock its last wait took) is left alone. */
 	if (mode == SP_ACT_OBSERVE || sp_sched_getattr(0, &a) != 0 || !sp_sched_policy_fair(a.sched_policy))
 		return;
+	/* The raise is ours to make in SCHED_FIFO mode only; the slice in
+	 * any (a kernel without it is found out once). */
+	if (sp_core_wait_plan(core, self->tid, (mode == SP_ACT_FIFO ? SP_WAIT_CAN_RAISE : 0) |
+						     SP_WAIT_CAN_SLICE,
+			      &sp_wt_my_plan) != 1)
+		return;
 	sp_wt_own_slice(&a);
 	sp_wt_my_saved = a;
 	/* The copy before the flag, for a handler on this thread: pairs
 	 * with its reading of the flag first (sp_wk_before_exec_guarded). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	sp_wt_my_saved_live = 1;
-	/* In SCHED_FIFO mode the raise replaces the slice; the slice only if
-	 * the raise cannot be made (sp_wk_direct_end). */
-	if (mode == SP_ACT_FIFO)
+	/* The raise replaces the slice; the slice only if the raise cannot
+	 * be made (sp_wk_direct_end). */
+	if (sp_wt_my_plan.raise)
 		self->direct_raise = 1;
 	else
-		sp_wt_slice_begin(&sp_wt_my_saved);
+		sp_wt_slice_begin(&sp_wt_my_saved, sp_wt_my_plan.slice_ns);
 }
 
 /* Lowers @tid to @saved if it still has the raise (@prio) we gave it. */
@@ -182,7 +183,8 @@ static void sp_wt_unraise(sp_tid_t tid, const struct sp_sched_attr *saved, uint3
 		sp_sched_setattr((pid_t)tid, saved);
 }
 
-static bool sp_wt_raise_self(void)
+/* At most @max raised at once (and no more than the slots tests left). */
+static bool sp_wt_raise_self(uint32_t max)
 {
 	sp_tid_t me = sp_rt_self_state.tid;
 	struct sp_sched_attr hi = sp_wt_my_saved;
@@ -195,10 +197,12 @@ static bool sp_wt_raise_self(void)
 	hi.sched_runtime = 0;
 	hi.sched_flags = SP_SCHED_FLAG_RESET_ON_FORK;
 	sp_rt_lock(&sp_wt_raised.lock);
-	for (i = 0; i < sp_wt_raised.slots; i++)
+	if (max > sp_wt_raised.slots)
+		max = sp_wt_raised.slots;
+	for (i = 0; i < max; i++)
 		if (sp_wt_raised.slot[i].tid == 0)
 			break;
-	if (i < sp_wt_raised.slots && sp_sched_setattr(0, &hi) == 0) {
+	if (i < max && sp_sched_setattr(0, &hi) == 0) {
 		struct sp_wt_slot *s = &sp_wt_raised.slot[i];
 
 		s->saved = sp_wt_my_saved;
@@ -249,9 +253,9 @@ void sp_wk_direct_end(struct sp_core *core)
 	self->direct_same = 0;
 	self->direct_worker = 0;
 	if (self->direct_raise) {
-		raised = sp_wt_raise_self();
+		raised = sp_wt_raise_self(sp_wt_my_plan.raise_max);
 		if (!raised)
-			sp_wt_slice_begin(&sp_wt_my_saved);
+			sp_wt_slice_begin(&sp_wt_my_saved, sp_wt_my_plan.slice_ns);
 	}
 	if (!(sp_wt_my_raised | sp_wt_my_sliced))
 		sp_wt_my_saved_live = 0;
@@ -276,12 +280,13 @@ void sp_wk_wait_done(const void *lock, bool acquired)
 	if (sp_wt_my_raised && !sp_wt_my_held) {
 		bool kept = false;
 
-		if (acquired && sp_wk_can_bound()) {
+		if (acquired && sp_wt_my_plan.raise_hold_ns && sp_wk_can_bound()) {
 			struct sp_wt_slot *s = &sp_wt_raised.slot[sp_wt_my_slot];
 
 			sp_rt_lock(&sp_wt_raised.lock);
 			if (s->tid == sp_rt_self_state.tid) {
-				__atomic_store_n(&s->until, sp_rt_now_ns(NULL) + SP_WT_HOLD_MAX_NS,
+				__atomic_store_n(&s->until,
+						 sp_rt_now_ns(NULL) + sp_wt_my_plan.raise_hold_ns,
 						 __ATOMIC_RELAXED);
 				kept = true;
 			}
@@ -339,7 +344,8 @@ void sp_wk_before_exec_guarded(void)
 
 	if (!sp_wt_my_saved_live || sp_sched_getattr(0, &now) != 0)
 		return;
-	ours = (sp_sched_policy_fair(now.sched_policy) && now.sched_runtime == SP_WT_WAIT_SLICE_NS) ||
+	ours = (sp_sched_policy_fair(now.sched_policy) && sp_wt_my_slice_ns &&
+		now.sched_runtime == sp_wt_my_slice_ns) ||
 	       (now.sched_policy == SCHED_FIFO && now.sched_priority == (uint32_t)sp_wk_fifo_prio());
 	if (ours)
 		sp_sched_setattr(0, &sp_wt_my_saved);

@@ -276,6 +276,8 @@ void sp_sim_run_program(struct sp_sim *s, struct sp_sim_thread *t)
 			if (t->granted) {
 				sp_sim_lock_finish(s, t);
 				t->op++;
+			} else if (sp_sim_handoff_yield(s, t, op->ref)) {
+				return; /* gave it to a critical waiter, asleep */
 			} else if (sp_sim_lock_try(s, t, op->ref, op->hold)) {
 				sp_sim_lock_finish(s, t);
 				t->op++;

@@ -65,10 +65,18 @@ struct sp_sim_thread {
 	bool boost_due;          /* linux model: the worker applies boost_gen at its run's end */
 	/* sp_waiter_boost: the critical waiter raised to the fast tracks'
 	 * priority for its wait and, if it took the lock, until it releases
-	 * it or SP_WT_HOLD_NS pass (the runtime's sp_waiter.c) */
+	 * it or wt_hold_ns pass; else its wait's fair slice (the core's
+	 * sp_core_wait_plan, as the runtime's sp_waiter.c carries it out) */
 	bool wt_raised;
 	int wt_lock;
 	uint32_t wt_gen;         /* a pending SP_SIM_EV_WT_LOWER is this one's */
+	uint64_t wt_hold_ns;
+	uint64_t slice_ns;       /* its own fair slice (sched_runtime), 0: the base one */
+	/* linux model, superpass: the mutex it gave back to a critical
+	 * waiter in this lock call and sleeps for (sp_sim_handoff.c): its
+	 * index + 1, 0 none */
+	int ho_lock;
+	bool ho_yielded;         /* this lock call yielded once: no second time */
 	int pi_prio;
 	int64_t v, deadline, vlag;
 	uint64_t vrem;
@@ -263,6 +271,12 @@ void sp_sim_pol_waiter_bound(struct sp_sim *s, struct sp_sim_thread *t, uint32_t
 void sp_sim_pol_wk_step(struct sp_sim *s);
 void sp_sim_pol_lock_changed(struct sp_sim *s);
 void sp_sim_pol_boost_due(struct sp_sim *s, struct sp_sim_thread *t, uint32_t gen);
+
+/* sp_sim_handoff.c: the core's hand-off of a mutex to a critical waiter */
+bool sp_sim_handoff_yield(struct sp_sim *s, struct sp_sim_thread *t, int l);
+void sp_sim_handoff_wait_ended(struct sp_sim *s, int l);
+/* sp_sim_lock.c: a free mutex's unlock by a thread that just took it */
+void sp_sim_lock_wake_one(struct sp_sim *s, struct sp_sim_thread *waker, int l);
 
 /* sp_sim_anchors.c: rseq-slice and lavd */
 bool sp_sim_pol_defer_resched(struct sp_sim *s, struct sp_sim_cpu *c);

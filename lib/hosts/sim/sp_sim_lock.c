@@ -236,6 +236,19 @@ static struct sp_sim_thread *sp_top_waiter(struct sp_sim *s, struct sp_sim_lock 
 	return best;
 }
 
+/* A free glibc mutex's unlock by @waker, which took it and gives it back
+ * at once (sp_sim_handoff.c): glibc wakes one waiter, as at a release. */
+void sp_sim_lock_wake_one(struct sp_sim *s, struct sp_sim_thread *waker, int li)
+{
+	struct sp_sim_lock *l = &s->lk[li];
+
+	if (!l->nwq || l->owner >= 0)
+		return;
+	s->waker = waker->idx;
+	sp_wake_retry(s, l, sp_top_waiter(s, l, false, false));
+	s->waker = -1;
+}
+
 static void sp_grant_readers(struct sp_sim *s, struct sp_sim_lock *l)
 {
 	for (int i = 0; i < l->nwq;) {

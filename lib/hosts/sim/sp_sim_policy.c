@@ -31,9 +31,6 @@
  * SCHED_FIFO (the waiter applies the fast track before it sleeps), as the
  * runtime's traces show it. */
 #define SP_WAITER_BOOST_NS 20000ull
-/* sp_waiter_boost: the longest the critical thread keeps its raise while
- * it holds the lock its wait took (SP_WT_HOLD_MAX_NS in sp_waiter.c). */
-#define SP_WT_HOLD_NS 4000000ull
 
 static sp_tid_t sp_tid(const struct sp_sim_thread *t)
 {
@@ -375,6 +372,36 @@ static void sp_waiter_lower(struct sp_sim *s, struct sp_sim_thread *t)
 	sp_sim_sched_set_eff(s, t);
 }
 
+/*
+ * sp_waiter_boost: the runtime's critical waiter (sp_waiter.c) does what
+ * the core's plan says with its primitives, here the simulated ones: raise
+ * itself to the fast tracks' priority before its holders are fast-tracked
+ * (none of them preempts it before it sleeps, and it is woken at that
+ * priority), unless the plan's raise_max threads are raised already; if
+ * not raised, wait with the plan's fair slice (unless its own is
+ * shorter), until the wait ends.
+ */
+static void sp_waiter_plan(struct sp_sim *s, struct sp_sim_thread *t, int l)
+{
+	struct sp_wait_plan p;
+	uint32_t raised = 0;
+
+	if (sp_core_wait_plan(s->host->core, sp_tid(t), SP_WAIT_CAN_RAISE | SP_WAIT_CAN_SLICE,
+			      &p) != 1)
+		return;
+	for (uint32_t i = 0; p.raise && i < s->nth; i++)
+		raised += s->th[i].wt_raised;
+	if (p.raise && raised < p.raise_max) {
+		t->wt_raised = true;
+		t->wt_lock = l;
+		t->wt_gen++;
+		t->wt_hold_ns = p.raise_hold_ns;
+		sp_sim_sched_set_eff(s, t);
+	} else if (p.slice_ns && !t->slice_ns && p.slice_ns < s->slice) {
+		t->slice_ns = p.slice_ns;
+	}
+}
+
 /* The worker's bound on a kept raise. */
 void sp_sim_pol_waiter_bound(struct sp_sim *s, struct sp_sim_thread *t, uint32_t gen)
 {
@@ -390,8 +417,17 @@ void sp_sim_pol_acquired(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8
 		sp_sim_pol_pi_update(s, t->idx, 0);
 	if (!s->host)
 		return;
-	if (waited && t->wt_raised && t->wt_lock == l)
-		sp_sim_push(s, s->now + SP_WT_HOLD_NS, SP_SIM_EV_WT_LOWER, t->idx, t->wt_gen);
+	t->ho_yielded = false; /* the lock call is over */
+	if (waited && t->slice_ns)
+		t->slice_ns = 0; /* the wait's slice, its own again */
+	if (waited && t->wt_raised && t->wt_lock == l) {
+		if (t->wt_hold_ns)
+			sp_sim_push(s, s->now + t->wt_hold_ns, SP_SIM_EV_WT_LOWER, t->idx, t->wt_gen);
+		else
+			sp_waiter_lower(s, t);
+	}
+	if (waited && t->critical)
+		sp_sim_handoff_wait_ended(s, l);
 	sp_host_sync(s);
 	if (waited)
 		sp_lock_unblocked(s->host->core, sp_tid(t), sp_key(l), true);
@@ -425,15 +461,8 @@ void sp_sim_pol_blocked(struct sp_sim *s, struct sp_sim_thread *t, int l, uint8_
 		return;
 	sp_host_sync(s);
 	s->in_waiter = s->waiter_boost && t->critical && t->policy == SP_SIM_OTHER;
-	/* The runtime's critical waiter (sp_waiter.c): raised to the fast
-	 * tracks' priority before its holders are boosted, so that none of
-	 * them preempts it before it sleeps, and woken at that priority. */
-	if (s->in_waiter && !t->wt_raised && s->o->policy == SP_SIM_POL_SUPERPASS) {
-		t->wt_raised = true;
-		t->wt_lock = l;
-		t->wt_gen++;
-		sp_sim_sched_set_eff(s, t);
-	}
+	if (s->in_waiter && !t->wt_raised && !t->slice_ns)
+		sp_waiter_plan(s, t, l);
 	sp_lock_blocked_owner(s->host->core, sp_tid(t), sp_key(l),
 			      hold == SP_SIM_SHARED ? SP_HOLD_SHARED : SP_HOLD_EXCL, true,
 			      k->owner >= 0 ? sp_tid(&s->th[k->owner]) : 0);

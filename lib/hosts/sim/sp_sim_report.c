@@ -145,6 +145,8 @@ int sp_sim_write_json(FILE *f, const struct sp_sim_result *rs, int n, uint64_t s
 		sp_add_u(o, "proxy_migrations", r->proxy_migrations);
 		sp_add_u(o, "pi_boosts", r->pi_boosts);
 		sp_add_u(o, "deferrals", r->deferrals);
+		sp_add_u(o, "handoff_yields", r->handoffs);
+		sp_add_u(o, "handoff_timeouts", r->handoff_timeouts);
 		sp_add_u(o, "events", r->events);
 		sp_add_u(o, "ctx_switches", r->ctx_switches);
 		sp_add_u(o, "stalled", r->stalled);

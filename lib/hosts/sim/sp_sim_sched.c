@@ -376,7 +376,11 @@ static void sp_check_preempt(struct sp_sim *s, struct sp_sim_cpu *c, struct sp_s
 	}
 	if (t->eff == 0 && c->donor->eff == 0) {
 		sp_sim_sched_update_curr(s, c);
-		if (sp_sim_pick(s, c) == t && !(s->linux_model && sp_protected(s, c)))
+		/* PREEMPT_SHORT (6.12+): a woken entity with a shorter slice
+		 * than the running one's cancels its protection */
+		if (sp_sim_pick(s, c) == t &&
+		    !(s->linux_model && sp_sim_slice(s, t) >= sp_sim_slice(s, c->donor) &&
+		      sp_protected(s, c)))
 			c->resched = true;
 		sp_sim_sched_next_local(s, c);
 	}

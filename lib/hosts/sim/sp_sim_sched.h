@@ -14,9 +14,15 @@ static inline bool sp_sim_allowed(const struct sp_sim_thread *t, int cpu)
 	return !t->affinity || (t->affinity >> cpu) & 1u;
 }
 
+/* @t's fair slice: its own (sched_runtime), else the base one. */
+static inline uint64_t sp_sim_slice(const struct sp_sim *s, const struct sp_sim_thread *t)
+{
+	return t->slice_ns ? t->slice_ns : s->slice;
+}
+
 static inline int64_t sp_sim_vslice(const struct sp_sim *s, const struct sp_sim_thread *t)
 {
-	return (int64_t)(s->slice * SP_NICE_0 / t->weight);
+	return (int64_t)(sp_sim_slice(s, t) * SP_NICE_0 / t->weight);
 }
 
 /* A fair entity counted in the run queue's average (donors too). */
