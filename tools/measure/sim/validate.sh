@@ -16,7 +16,7 @@
 # with its vsync frame loop), S seeds (default 21) of a real run's
 # duration for the maxima, and one run of --long seconds (default 200) for
 # the rates. Writes everything under OUTDIR, OUTDIR/validate.json, and
-# prints the table (validate.py). About 8 minutes at the defaults on 2
+# prints the table (validate.py). About 4 minutes at the defaults on 2
 # CPUs; --quick (1 run, 3 seeds, 20 s) shows the format in about a minute.
 # Never in CI: it measures.
 set -euo pipefail
