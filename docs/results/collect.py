@@ -167,6 +167,11 @@ def c_sim_real(raw):
                      for i, (f, o) in enumerate(files)]}
 
 
+def c_sim_validate(raw):
+    return {"validate": load(os.path.join(raw, "v", "validate.json")),
+            "text": read(os.path.join(raw, "validate.out"))}
+
+
 def parse_validation(text):
     rows = []
     for line in text.splitlines():
@@ -328,7 +333,7 @@ def c_coverage(raw):
 
 
 COLLECT = {"coverage": c_coverage, "bench": c_bench, "bench-readers": c_bench_readers, "micro": c_micro, "sim-paper": c_sim_paper, "sweep": c_sweep,
-           "sim-real": c_sim_real, "analyze": c_analyze, "kmod-qemu": c_kmod_qemu,
+           "sim-real": c_sim_real, "sim-validate": c_sim_validate, "analyze": c_analyze, "kmod-qemu": c_kmod_qemu,
            "replay": c_replay, "parse": c_parse, "trace-speed": c_trace_speed}
 
 

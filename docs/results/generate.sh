@@ -9,15 +9,15 @@
 #                            [--replay-set DIR]
 #
 # Default set: bench micro sim-paper sweep sim-real analyze (about 5 min
-# on 2 CPUs, as root). --long adds kmod-qemu replay parse trace-speed
-# (about 25 min more). --only runs just those (long ones included when
-# named). --quick shortens every run, to try the script or show the
-# format: its figures are not results, and the stamp says so. Run it on a
-# quiet machine: anything else running moves the figures. --replay-set
-# DIR: the replay measurement replays the set already recorded in DIR
-# (tools/measure/replay/record-set.sh SUPERPASS DIR) instead of recording
-# one: the recording is the part that needs the quiet machine, the replays
-# are deterministic.
+# on 2 CPUs, as root). --long adds bench-readers kmod-qemu replay parse
+# trace-speed coverage sim-validate (about 35 min more). --only runs just
+# those (long ones included when named). --quick shortens every run, to
+# try the script or show the format: its figures are not results, and the
+# stamp says so. Run it on a quiet machine: anything else running moves
+# the figures. --replay-set DIR: the replay measurement replays the set
+# already recorded in DIR (tools/measure/replay/record-set.sh SUPERPASS
+# DIR) instead of recording one: the recording is the part that needs the
+# quiet machine, the replays are deterministic.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +29,7 @@ usage() {
 }
 die() { echo "generate.sh: $*" >&2; exit 2; }
 default_set="bench micro sim-paper sweep sim-real analyze"
-long_set="bench-readers kmod-qemu replay parse trace-speed coverage"
+long_set="bench-readers kmod-qemu replay parse trace-speed coverage sim-validate"
 
 [ $# -ge 1 ] || usage
 case $1 in -*) usage ;; esac
@@ -195,6 +195,14 @@ m_sim_real() {
 		i=$((i + 1))
 	done
 	printf ']\n' >>files.json
+}
+
+# The simulator against this kernel, row by row (validate.sh: the bench and
+# the rt-app files, real and simulated, and the ratios).
+m_sim_validate() {
+	local q=()
+	[ $quick = 0 ] || q=(--quick)
+	"$root/tools/measure/sim/validate.sh" "$build" v "${q[@]}" >validate.out
 }
 
 m_analyze() {

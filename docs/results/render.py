@@ -12,11 +12,14 @@ Exit status: 0, or 2 when a file is not valid JSON or not a results file
 """
 import argparse
 import glob
+import importlib.util
 import json
 import math
 import os
 import statistics
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 SCHEMA = "superpass-results/1"
 FEW = ("P99.9 over fewer than 1000 blockings is the largest of them (the nearest rank of "
@@ -448,6 +451,48 @@ def r_sim_real(d, st):
     return "\n".join(out), None
 
 
+def validate_module():
+    """tools/measure/sim/validate.py: the table validate.sh prints."""
+    path = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools", "measure", "sim", "validate.py")
+    sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
+    spec = importlib.util.spec_from_file_location("sp_validate", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def r_sim_validate(d, st):
+    v = validate_module()
+    data = d["validate"]
+    c = data["commands"]
+    out = [f"`tools/measure/sim/validate.sh BUILD OUT` (`--runs {data['runs']}`): each scenario on "
+           f"this kernel, {data['runs']} runs a row, and in the simulator. Real P99.9: the median of "
+           "the runs' maxima (min-max); every run has under 1000 blockings, so its P99.9 is its "
+           f"maximum. Simulated P99.9: the same statistic, the maximum of a run as long as a real "
+           f"one, over {data['seeds']} seeds (median, min-max). Simulated rates: one run of "
+           f"{data['long_s']:g} s. Ratios: simulated over real; a miss is a P99.9 outside "
+           f"{v.P999_RATIO:g}x or blockings per second outside {100 * v.RATE_TOL:.0f} %.", "",
+           f"- real, bench ({data['bench_duration_s']:g} s runs): `{c['bench']}`",
+           f"- real, rt-app ({data['rtapp_duration_s']:g} s runs, calibration "
+           f"{data['rtapp_calibration_ns']} ns per loop): `{c['rtapp']}`; frames and late frames "
+           "(slack < 0) from rt-app's log of the critical task, blockings and the longest wait "
+           "from the runtime's statistics; `--mode observe` is the plain scheduler with the waits "
+           "counted",
+           f"- simulated: `{c['sim_short']}` and `{c['sim_long']}`; the bench's rows run "
+           "the file with the bench's frame loop (vsync: every period a frame, every missed "
+           "deadline a janky one)", ""]
+    out += v.table(data) + [""]
+    m = v.misses(data)
+    out.append(f"{len(data['rows'])} rows, {len(m)} misses" + (":" if m else "."))
+    out += [f"- {s} {p}: {w}" for s, p, w in m]
+    out.append("")
+    if data.get("not_rtapp"):
+        out += ["Files of examples/workloads not run on rt-app (rt-app reads sp_* keys as "
+                "nothing):", ""]
+        out += [f"- {x['file']}: {x['why']}" for x in data["not_rtapp"]] + [""]
+    return "\n".join(out), None
+
+
 def r_analyze(d, st):
     a, b = d["analyze"], d["bench"]
     runs = [r for r in b["runs"] if not r.get("skipped")]
@@ -763,6 +808,7 @@ TITLES = {"bench": ("superpass bench: the headline benchmark", r_bench),
           "sim-paper": ("superpass sim: the paper's scenarios offline", r_sim_paper),
           "sweep": ("superpass sim --sweep: P99.9 against readers and K", r_sweep),
           "sim-real": ("superpass sim against the real kernel", r_sim_real),
+          "sim-validate": ("superpass sim validated against this kernel", r_sim_validate),
           "analyze": ("superpass record and analyze: the bench's trace", r_analyze),
           "kmod-qemu": ("superpass.ko under QEMU", r_kmod_qemu),
           "replay": ("superpass replay: self-check and prediction", r_replay),

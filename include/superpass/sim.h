@@ -20,11 +20,15 @@
  *    average; the eligible task with the earliest virtual deadline runs;
  *    a deadline is vruntime + base_slice * 1024 / weight, renewed when the
  *    slice is used (classic model: at the exact instant, as with HRTICK;
- *    linux model: as Linux without HRTICK, off by default, sees it, when it
- *    next accounts the task at a wakeup, dequeue or pick on its CPU, else
- *    at the next 4 ms tick, HZ=250); lag is kept across sleeps (clamped as place_entity does,
- *    with its (W + w) / W inflation); a waking task preempts when it is
- *    eligible and its deadline is earlier. A sleeper's negative lag: the
+ *    linux model: a thread that enters the kernel (sleeps, locks) at the
+ *    exact instant too, as a trace of this kernel shows a bench holder's;
+ *    one of CPU work only, when Linux without HRTICK next accounts it at a
+ *    wakeup, dequeue or pick on its CPU, else at the next 4 ms tick,
+ *    HZ=250). Base slice: 3 ms in the classic model, the kernel's 0.70 ms
+ *    * (1 + ilog2(CPUs, at most 8)) in the linux one, unless the workload
+ *    or options give one. Lag is kept across sleeps (clamped as
+ *    place_entity does, with its (W + w) / W inflation); a waking task
+ *    preempts when it is eligible and its deadline is earlier. A sleeper's negative lag: the
  *    classic model (the default) drops it; the "linux" model (workload
  *    global.sp_sched_model, what `superpass replay` uses) keeps it as
  *    DELAY_DEQUEUE with DELAY_ZERO does (6.12+): the sleeper stays owed to
@@ -267,7 +271,7 @@ struct sp_sim_opts {
 	uint32_t cpus;            /* 0: the workload's, else SP_SIM_DEFAULT_CPUS */
 	uint64_t duration_ns;     /* 0: the workload's, else SP_SIM_DEFAULT_DURATION_NS */
 	uint64_t seed;
-	uint64_t base_slice_ns;   /* 0: SP_SIM_DEFAULT_SLICE_NS */
+	uint64_t base_slice_ns;   /* 0: the workload's, else SP_SIM_DEFAULT_SLICE_NS (linux model: the kernel's) */
 	uint64_t budget_ns;       /* superpass grant budget (default 20 ms); UINT64_MAX: none */
 	uint64_t tick_ns;         /* superpass tick period while needed (0: 1 ms) */
 	int fifo_prio;            /* RT priority of a fast track and of rt-ui (0: 1) */

@@ -1437,6 +1437,61 @@ static void test_linux_slice_at_tick(void **state)
 	}
 }
 
+/* A thread that enters the kernel (here: a 10 us sleep every 20 ms of
+ * work) beside a hog on one CPU, in the linux model with the kernel's
+ * base slice for 2 CPUs (0.70 ms * (1 + ilog2(2)) = 1.4 ms, no
+ * sp_base_slice_us). Its turns end at its slice's end, 1.4 ms after it was
+ * picked (or whole slices later, when EEVDF picks it again), at any phase
+ * of the tick, as a bench holder's do in a trace of this kernel; the hog's
+ * end at a tick (test_linux_slice_at_tick), but where w's wake cut one
+ * short. */
+struct turns {
+	uint64_t last, n[2], off_tick[2];
+	uint64_t len[64];
+	int nlen, prev;
+};
+
+static void turns_trace(void *ctx, const struct sp_sim_trace *e)
+{
+	struct turns *x = ctx;
+
+	if (e->type != SP_SIM_TR_SWITCH || e->cpu != 0 || e->thread == x->prev)
+		return;
+	if (x->prev == 0 || x->prev == 1) {
+		x->n[x->prev]++;
+		x->off_tick[x->prev] += e->t % (4 * MS) != 0;
+		if (x->prev == 0 && x->nlen < 64)
+			x->len[x->nlen++] = e->t - x->last;
+	}
+	x->last = e->t;
+	x->prev = e->thread;
+}
+
+static void test_linux_slice_of_a_sleeper(void **state)
+{
+	static const char *const text =
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 2, \"sp_sched_model\": \"linux\" }, "
+		"\"tasks\": { "
+		"\"w\": { \"cpus\": [0], \"run\": 20000, \"sleep\": 10 }, "
+		"\"hog\": { \"cpus\": [0], \"run\": 100000 } } }";
+	struct sp_sim_workload *w = parse("sleeper", "%s", text);
+	struct turns x = { .prev = -1 };
+	struct sp_sim_result r;
+	int whole = 0;
+
+	(void)state;
+	run_traced(w, SP_SIM_POL_NONE, 400 * MS, turns_trace, &x, &r);
+	assert_true(x.nlen >= 40);
+	/* a turn is whole slices (EEVDF may pick it again), each seen as it ends */
+	for (int i = 0; i < x.nlen; i++)
+		whole += x.len[i] % (1400 * US) == 0;
+	assert_true(whole >= x.nlen * 8 / 10);
+	assert_true(x.off_tick[0] > x.n[0] / 2);
+	assert_true(x.off_tick[1] <= x.n[1] / 5);
+	sp_sim_result_destroy(&r);
+	sp_sim_workload_destroy(w);
+}
+
 /* ---- linux model: where a wakeup puts a fair thread ----
  *
  * Thread 0 ("t") sleeps on CPU 0 waiting for a mutex that "w", pinned to
@@ -1537,17 +1592,19 @@ static void test_linux_wake_wide(void **state)
 	assert_int_equal(wake_rq_of(text, 2), 1);
 }
 
-/* DELAY_DEQUEUE: t runs 2 ms at once beside three hogs on CPU 0 and waits
- * for w's mutex in debt. At nice 19 its deadline lies 68 base slices past
- * its vruntime, so 18 ms later it is still queued on CPU 0 and w's unlock
- * requeues it there (ttwu_runnable: no CPU is chosen); at nice 0 it left
- * its queue once its debt was paid, and wake_affine() sends it to w's
- * lighter CPU (w's load and t's, 2048, against CPU 0's three hogs and
- * t's decayed blocked load less t's, about 2700, times 108 %). */
+/* DELAY_DEQUEUE: t runs 2 ms at once (in its first slice, half a 5 ms one) beside three hogs
+ * on CPU 0 and waits for w's mutex in debt. At nice 19 its deadline lies
+ * 68 base slices past its vruntime, so 18 ms later it is still queued on
+ * CPU 0 and w's unlock requeues it there (ttwu_runnable: no CPU is
+ * chosen); at nice 0 it left its queue once its debt was paid, and
+ * wake_affine() sends it to w's lighter CPU (w's load and t's, 2048,
+ * against CPU 0's three hogs and t's decayed blocked load less t's, about
+ * 2700, times 108 %). */
 static void test_linux_delayed_sleeper_wakes_in_place(void **state)
 {
 	static const char *const fmt =
-		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 2, \"sp_sched_model\": \"linux\" }, "
+		"{ \"global\": { \"duration\": 1, \"sp_cpus\": 2, \"sp_sched_model\": \"linux\", "
+		"\"sp_base_slice_us\": 5000 }, "
 		"\"tasks\": { "
 		"\"t\": { \"priority\": %d, \"loop\": 1, \"run\": 2000, \"lock\": \"m\", \"run1\": 100, "
 		"\"unlock\": \"m\", \"sleep1\": 1000000 }, "
@@ -1868,6 +1925,7 @@ int main(void)
 		cmocka_unit_test(test_superpass_restores_everything),
 		cmocka_unit_test(test_superpass_boost_latency),
 		cmocka_unit_test(test_linux_slice_at_tick),
+		cmocka_unit_test(test_linux_slice_of_a_sleeper),
 		cmocka_unit_test(test_linux_wake_affine),
 		cmocka_unit_test(test_linux_wake_wide),
 		cmocka_unit_test(test_linux_delayed_sleeper_wakes_in_place),

@@ -435,6 +435,7 @@ static int sp_sim_setup(struct sp_sim *s)
 			t->cpu = -1;
 			t->critical = crit;
 			t->hog = hog;
+			t->tick_slice = sp_sim_task_only_runs(k);
 			t->affinity = k->affinity;
 			if (s->ncpus < 64 && t->affinity && !(t->affinity & ((1ull << s->ncpus) - 1)))
 				t->affinity = 0; /* names no CPU that exists: any */
@@ -575,6 +576,19 @@ static void sp_finish(struct sp_sim *s)
 	}
 }
 
+/* The linux model's base slice when neither the options nor the file give
+ * one: the kernel's, sysctl_sched_base_slice = 0.70 ms * (1 + ilog2(CPUs,
+ * at most 8)) (SCHED_TUNABLESCALING_LOG; 0.75 ms before 6.15): 1.4 ms on
+ * 2 CPUs, the slice a trace of the bench shows its holders preempted at. */
+static uint64_t sp_linux_base_slice(uint32_t ncpus)
+{
+	uint32_t n = ncpus < 8 ? ncpus : 8, f = 1;
+
+	while (n >>= 1)
+		f++;
+	return 700000ull * f;
+}
+
 int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	       struct sp_sim_result *r)
 {
@@ -596,7 +610,8 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	s.end = o->duration_ns ? o->duration_ns
 		: w->duration_ns ? w->duration_ns : SP_SIM_DEFAULT_DURATION_NS;
 	s.slice = o->base_slice_ns ? o->base_slice_ns
-		: w->base_slice_ns ? w->base_slice_ns : SP_SIM_DEFAULT_SLICE_NS;
+		: w->base_slice_ns ? w->base_slice_ns
+		: w->linux_model ? sp_linux_base_slice(s.ncpus) : SP_SIM_DEFAULT_SLICE_NS;
 	s.linux_model = w->linux_model;
 	s.waker = -1;
 	s.waiter_boost = w->waiter_boost;

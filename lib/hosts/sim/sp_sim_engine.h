@@ -44,6 +44,7 @@ struct sp_sim_thread {
 	bool waiting;            /* runnable and not running: wait_ns accrues */
 	bool needs_step;         /* run its program when it next runs */
 	bool critical, hog;
+	bool tick_slice;         /* linux: its used slice is seen at a tick (CPU work only) */
 	uint64_t seq;            /* FIFO order within an RT priority */
 	uint64_t affinity;
 	/* program */

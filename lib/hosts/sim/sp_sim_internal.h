@@ -98,6 +98,7 @@ struct sp_sim_workload {
 /* sp_sim_workload.c */
 int sp_sim_timer_ref(struct sp_sim_workload *w, const char *name, bool unique);
 bool sp_sim_task_takes_locks(const struct sp_sim_task *t);
+bool sp_sim_task_only_runs(const struct sp_sim_task *t);
 /* A deep copy (the sweep changes copies). */
 int sp_sim_workload_clone(const struct sp_sim_workload *w, struct sp_sim_workload **out);
 

@@ -369,6 +369,18 @@ bool sp_sim_task_takes_locks(const struct sp_sim_task *t)
 	return false;
 }
 
+/* A program of CPU work only (run, runtime): a thread that, once started,
+ * never enters the kernel of its own accord. */
+bool sp_sim_task_only_runs(const struct sp_sim_task *t)
+{
+	for (uint32_t i = 0; i < t->nphases; i++)
+		for (uint32_t j = 0; j < t->phases[i].nops; j++)
+			if (t->phases[i].ops[j].type != SP_OP_RUN &&
+			    t->phases[i].ops[j].type != SP_OP_RUNTIME)
+				return false;
+	return true;
+}
+
 static char *sp_dup(const char *s, int *err)
 {
 	char *d = strdup(s);
