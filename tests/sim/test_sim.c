@@ -589,6 +589,7 @@ static void test_linux_run_to_parity(void **state)
 struct wb {
 	uint64_t block_t, lat_sum;
 	int crit, worker, boosts, worker_runs, blocks;
+	int block_cpu, delayed, pushed, pushed_here;
 	bool waiting;
 	int crit_prio, crit_raises, crit_lowers, raised_at_release;
 };
@@ -607,6 +608,7 @@ static void wb_trace(void *ctx, const struct sp_sim_trace *e)
 
 	if (e->type == SP_SIM_TR_BLOCK && e->thread == x->crit) {
 		x->block_t = e->t;
+		x->block_cpu = e->cpu;
 		x->waiting = true;
 		x->blocks++;
 	} else if (e->type == SP_SIM_TR_ACQUIRE && e->thread == x->crit) {
@@ -614,7 +616,14 @@ static void wb_trace(void *ctx, const struct sp_sim_trace *e)
 	} else if (e->type == SP_SIM_TR_PRIO && e->arg > 0 && e->thread != x->crit &&
 		   e->thread != x->worker && x->waiting) {
 		x->boosts++;
-		x->lat_sum += e->t - x->block_t;
+		if (e->t == x->block_t) {
+			/* at once: a holder queued on the waiter's CPU, pushed */
+			x->pushed++;
+			x->pushed_here += e->rq == x->block_cpu;
+		} else {
+			x->delayed++;
+			x->lat_sum += e->t - x->block_t;
+		}
 		x->waiting = false; /* the first fast track of this wait */
 	} else if (e->type == SP_SIM_TR_SWITCH && e->thread == x->worker) {
 		x->worker_runs++;
@@ -623,7 +632,9 @@ static void wb_trace(void *ctx, const struct sp_sim_trace *e)
 
 /* With sp_waiter_boost (the runtime's sp_waiter.c) the holder a critical
  * wait finds is fast-tracked 20 us after the wait, not after the worker's
- * 75 us or more; the worker still runs (for its ticks). And the waiter is
+ * 75 us or more; the worker still runs (for its ticks). A holder queued on
+ * the raised waiter's own CPU is fast-tracked at once, and the RT push puts
+ * it on another CPU (sp_waiter_push_holder). And the waiter is
  * raised to the fast tracks' priority for its wait and until it releases
  * the lock its wait took (sp_waiter.c too). */
 static void test_waiter_boost(void **state)
@@ -654,10 +665,16 @@ static void test_waiter_boost(void **state)
 		/* with it every first fast track acts 20 us after its wait;
 		 * through the worker at least its 75 us (more when the worker
 		 * is busy or queued) */
-		if (m)
-			assert_true(x.lat_sum / (uint64_t)x.boosts >= want[m]);
-		else
-			assert_int_equal(x.lat_sum / (uint64_t)x.boosts, want[m]);
+		if (m) {
+			assert_int_equal(x.pushed, 0);
+			assert_true(x.lat_sum / (uint64_t)x.delayed >= want[m]);
+		} else {
+			if (x.pushed < 1 || x.delayed < 1)
+				fail_msg("%d fast tracks pushed at once, %d after 20 us", x.pushed,
+					 x.delayed);
+			assert_int_equal(x.pushed_here, 0);
+			assert_int_equal(x.lat_sum / (uint64_t)x.delayed, want[m]);
+		}
 		assert_true(x.worker_runs >= x.boosts);
 		if (m) {
 			assert_int_equal(x.crit_raises, 0);

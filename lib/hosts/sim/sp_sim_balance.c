@@ -26,8 +26,11 @@ bool sp_sim_pull(struct sp_sim *s, struct sp_sim_cpu *c, struct sp_sim_thread **
 		for (int j = 0; j < o->nrq; j++) {
 			struct sp_sim_thread *t = &s->th[o->rq[j]];
 
+			/* one pushed to @o at this instant runs there first
+			 * (sp_waiter_push_holder): the push's IPI beats the
+			 * pusher's own way to sleep */
 			if (t->state != SP_TS_RUNNABLE || o->curr == t || !sp_sim_allowed(t, c->id) ||
-			    t->eff <= mine || t->eff == 0)
+			    t->eff <= mine || t->eff == 0 || t->rt_pushed_at == s->now + 1)
 				continue;
 			if (!best || t->eff > best->eff || (t->eff == best->eff && t->seq < best->seq))
 				best = t;

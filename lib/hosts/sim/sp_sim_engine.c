@@ -615,6 +615,7 @@ int sp_sim_run(const struct sp_sim_workload *w, const struct sp_sim_opts *o,
 	s.linux_model = w->linux_model;
 	s.waker = -1;
 	s.waiter_boost = w->waiter_boost;
+	s.in_waiter_cpu = -1;
 	s.fifo_prio = o->fifo_prio ? o->fifo_prio : 1;
 	s.tick_ns = o->tick_ns ? o->tick_ns : 1000000ull;
 	s.proxy = s.pol == SP_SIM_POL_PROXY || s.pol == SP_SIM_POL_PROXY_MIGRATE;

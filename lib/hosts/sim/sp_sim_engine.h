@@ -64,6 +64,7 @@ struct sp_sim_thread {
 	bool sp_boost, ux_boost, ux_new;
 	uint32_t boost_gen;      /* superpass: a pending SP_SIM_EV_BOOST is this one's */
 	bool boost_due;          /* linux model: the worker applies boost_gen at its run's end */
+	uint64_t rt_pushed_at;   /* pushed by a raised waiter at this time + 1 (0: never) */
 	/* sp_waiter_boost: the critical waiter raised to the fast tracks'
 	 * priority for its wait and, if it took the lock, until it releases
 	 * it or wt_hold_ns pass; else its wait's fair slice (the core's
@@ -187,6 +188,7 @@ struct sp_sim {
 	bool linux_model;         /* the workload's sp_sched_model is "linux" */
 	bool waiter_boost;        /* the workload's sp_waiter_boost */
 	bool in_waiter;           /* inside a critical waiter's block (sp_sim_pol_blocked) */
+	int in_waiter_cpu;        /* ... the CPU of that waiter, raised; -1 none */
 	/* linux model: the thread whose unlock is waking threads now
 	 * (select_task_rq_fair()'s current), -1 for a timer's wake */
 	int waker;

@@ -212,6 +212,17 @@ static void sp_handoff(struct sp_sim *s, struct sp_sim_lock *l, struct sp_sim_th
 	sp_sim_sched_wake(s, t);
 }
 
+/* A futex waiter's place in futex_wake()'s order: the policy it queued
+ * with (its normal_prio, not an inherited one). A critical waiter raised
+ * by its wait (sp_waiter_plan) raised itself with sched_setattr before it
+ * slept, so it queued real-time and is woken before fair waiters. */
+static int sp_futex_prio(const struct sp_sim *s, const struct sp_sim_thread *t)
+{
+	if (t->policy != SP_SIM_OTHER)
+		return t->rtprio;
+	return t->wt_raised ? s->fifo_prio : 0;
+}
+
 /* futex_wake() order: RT waiters by priority, then arrival. */
 static struct sp_sim_thread *sp_top_waiter(struct sp_sim *s, struct sp_sim_lock *l,
 					   bool want_writer, bool by_eff)
@@ -220,7 +231,7 @@ static struct sp_sim_thread *sp_top_waiter(struct sp_sim *s, struct sp_sim_lock 
 
 	for (int i = 0; i < l->nwq; i++) {
 		struct sp_sim_thread *t = &s->th[l->wq[i]];
-		int p = by_eff ? t->eff : (t->policy != SP_SIM_OTHER ? t->rtprio : 0);
+		int p = by_eff ? t->eff : sp_futex_prio(s, t);
 		int bp;
 
 		if (want_writer && t->wait_hold != SP_SIM_EXCL)
@@ -229,7 +240,7 @@ static struct sp_sim_thread *sp_top_waiter(struct sp_sim *s, struct sp_sim_lock 
 			best = t;
 			continue;
 		}
-		bp = by_eff ? best->eff : (best->policy != SP_SIM_OTHER ? best->rtprio : 0);
+		bp = by_eff ? best->eff : sp_futex_prio(s, best);
 		if (p > bp)
 			best = t;
 	}

@@ -8,7 +8,9 @@
 /* The priority a CPU's work has now: -1 idle, 0 fair, else RT. */
 int sp_sim_cpu_prio(struct sp_sim *s, struct sp_sim_cpu *c)
 {
-	int p = -1;
+	/* A raised critical waiter is still running on its CPU while it
+	 * fast-tracks its holders (sp_waiter_push_holder): it sleeps after. */
+	int p = s->in_waiter_cpu == c->id ? s->fifo_prio : -1;
 
 	for (int i = 0; i < c->nrq; i++) {
 		struct sp_sim_thread *t = &s->th[c->rq[i]];
