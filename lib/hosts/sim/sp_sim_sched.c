@@ -79,6 +79,14 @@ void sp_sim_sched_update_curr(struct sp_sim *s, struct sp_sim_cpu *c)
 	}
 }
 
+/* linux model: is @d's used slice seen only at the next tick? A thread of
+ * CPU work only (a hog), or one that takes no lock and is in an open-ended
+ * stretch of CPU (a replayed hog: busy from its last sleep to its end). */
+static bool sp_tick_slice(const struct sp_sim_thread *d)
+{
+	return d->tick_slice || (d->hog && d->op_started == SP_OP_RUNTIME);
+}
+
 void sp_sim_sched_next_local(struct sp_sim *s, struct sp_sim_cpu *c)
 {
 	struct sp_sim_thread *ex = c->curr, *d = c->donor;
@@ -119,7 +127,7 @@ void sp_sim_sched_next_local(struct sp_sim *s, struct sp_sim_cpu *c)
 		 * to 4 ms of nice-19 vruntime (273 ms of a nice-0 one) instead
 		 * of 1.4, and a preempted holder then waits ~550 ms, not the
 		 * ~300 ms the trace shows (docs/simulator.md, "Validation"). */
-		if (s->linux_model && d->tick_slice)
+		if (s->linux_model && sp_tick_slice(d))
 			ns = (ns + SP_TICK_NSEC - 1) / SP_TICK_NSEC * SP_TICK_NSEC;
 		if (ns < t)
 			t = ns;
@@ -338,7 +346,7 @@ void sp_sim_sched_cpu_event(struct sp_sim *s, struct sp_sim_cpu *c)
 	if (d && c->donor == d && (d->state == SP_TS_RUNNABLE || d->donor)) {
 		/* linux: the slice end sp_sim_sched_next_local put on a tick */
 		if (d->eff == 0 && d->v >= d->deadline &&
-		    (!s->linux_model || !d->tick_slice || s->now % SP_TICK_NSEC == 0)) {
+		    (!s->linux_model || !sp_tick_slice(d) || s->now % SP_TICK_NSEC == 0)) {
 			d->deadline = d->v + sp_sim_vslice(s, d);
 			c->resched = true;
 		} else if (d->eff > 0 && d->rr && !d->rr_left) {
