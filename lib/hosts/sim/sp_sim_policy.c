@@ -79,13 +79,11 @@ static void sp_kick_worker(struct sp_sim *s, struct sp_sim_thread *t)
  * holder, which cannot preempt an equal priority), so the kernel's RT
  * class pushes the holder at once to the CPU running the lowest priority
  * (switched_to_rt(), rt_queue_push_tasks() on an overloaded rt_rq), where
- * it runs its section and, lowered, stays. In a trace of the bench's mutex
- * scenario under superpass most of the holders' moves between CPUs are
- * this one (a holder preempted in the fair class next runs at the fast
- * tracks' priority on the other CPU), and the holders spend a third to a
- * half of their time on the CPU with the most hogs; boosted where they
- * were queued, after the waiter slept, they stayed with the critical
- * thread and its one hog and got twice their CPU share.
+ * it runs its section and, lowered, stays. Boosted where it was queued,
+ * after the waiter slept, it would stay beside the critical thread, away
+ * from the CPU with the most hogs, and get more CPU than the kernel gives
+ * it (docs/simulator.md, "Validation", has the trace that shows both).
+ * Returns true if it pushed and boosted @t.
  */
 static bool sp_waiter_push_holder(struct sp_sim *s, struct sp_sim_thread *t)
 {
