@@ -117,16 +117,12 @@ void sp_sim_sched_next_local(struct sp_sim *s, struct sp_sim_cpu *c)
 		 * at a wakeup or dequeue on this CPU, else at the next scheduler
 		 * tick, so a picked thread of CPU work only (a hog) runs on to
 		 * that tick. A thread that enters the kernel (it sleeps, waits
-		 * on and wakes futexes) is seen at its slice's end: in a trace
-		 * of the bench's mutex scenario under none (6.18, HZ=250, 2
-		 * CPUs) every preempted run of a nice-19 holder longer than
-		 * 1.39 ms ended 1.397-1.402 ms after it was picked (its 1.4 ms
-		 * slice) at any phase of the tick, with no other event on
-		 * either CPU then, while every hog-to-hog switch came 32-41 us
-		 * after a tick. Run to the tick, a holder's slice costs it up
-		 * to 4 ms of nice-19 vruntime (273 ms of a nice-0 one) instead
-		 * of 1.4, and a preempted holder then waits ~550 ms, not the
-		 * ~300 ms the trace shows (docs/simulator.md, "Validation"). */
+		 * on and wakes futexes) is seen at its slice's end, at any
+		 * phase of the tick: traces of this kernel show both
+		 * (docs/simulator.md, "Validation"). Run to the tick, a
+		 * nice-19 holder's turn would cost it up to 4 ms of its
+		 * vruntime instead of its 1.4 ms slice, and its next turn
+		 * would come about twice as late. */
 		if (s->linux_model && sp_tick_slice(d))
 			ns = (ns + SP_TICK_NSEC - 1) / SP_TICK_NSEC * SP_TICK_NSEC;
 		if (ns < t)
