@@ -87,23 +87,13 @@ static void sp_kick_worker(struct sp_sim *s, struct sp_sim_thread *t)
  */
 static bool sp_waiter_push_holder(struct sp_sim *s, struct sp_sim_thread *t)
 {
-	int here = s->in_waiter_cpu, best = -1, bp = s->fifo_prio;
+	int here = s->in_waiter_cpu, best, bp;
 
 	if (!s->linux_model || here < 0 || t->cpu != here || t->state != SP_TS_RUNNABLE ||
 	    s->cpus[here].curr == t)
 		return false;
-	for (uint32_t i = 0; i < s->ncpus; i++) {
-		int p;
-
-		if ((int)i == here || !sp_sim_allowed(t, (int)i))
-			continue;
-		p = sp_sim_cpu_prio(s, &s->cpus[i]);
-		if (p < bp) {
-			bp = p;
-			best = (int)i;
-		}
-	}
-	if (best < 0)
+	best = sp_sim_lowest_cpu(s, t, here, &bp);
+	if (best < 0 || bp >= s->fifo_prio)
 		return false;
 	sp_sim_migrate(s, t, &s->cpus[best]);
 	t->rt_pushed_at = s->now + 1;

@@ -75,6 +75,7 @@ uint64_t sp_sim_cpu_load(struct sp_sim *s, const struct sp_sim_cpu *c, int *nr);
 
 /* sp_sim_select_cpu.c */
 int sp_sim_cpu_prio(struct sp_sim *s, struct sp_sim_cpu *c);
+int sp_sim_lowest_cpu(struct sp_sim *s, const struct sp_sim_thread *t, int skip, int *prio);
 struct sp_sim_cpu *sp_sim_select_cpu(struct sp_sim *s, struct sp_sim_thread *t);
 
 /* sp_sim_sched.c */

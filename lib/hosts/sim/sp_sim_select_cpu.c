@@ -96,26 +96,37 @@ static int sp_wake_affine(struct sp_sim *s, const struct sp_sim_thread *t, int t
 	return lt * 100 < lp * 108 ? this : prev;
 }
 
+/* find_lowest_rq(): the first CPU @t may run on, other than @skip, whose
+ * work has the lowest priority (*prio); -1 if there is none. */
+int sp_sim_lowest_cpu(struct sp_sim *s, const struct sp_sim_thread *t, int skip, int *prio)
+{
+	int best = -1, bp = 1000;
+
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		int p;
+
+		if ((int)i == skip || !sp_sim_allowed(t, (int)i))
+			continue;
+		p = sp_sim_cpu_prio(s, &s->cpus[i]);
+		if (p < bp) {
+			bp = p;
+			best = (int)i;
+		}
+	}
+	*prio = bp;
+	return best;
+}
+
 struct sp_sim_cpu *sp_sim_select_cpu(struct sp_sim *s, struct sp_sim_thread *t)
 {
 	int prev = t->cpu >= 0 && sp_sim_allowed(t, t->cpu) ? t->cpu : -1, target;
 
 	if (t->eff > 0) {
-		int best = -1, bp = 1000;
+		int best, bp;
 
 		if (prev >= 0 && sp_sim_cpu_prio(s, &s->cpus[prev]) < t->eff)
 			return &s->cpus[prev];
-		for (uint32_t i = 0; i < s->ncpus; i++) {
-			int p;
-
-			if (!sp_sim_allowed(t, (int)i))
-				continue;
-			p = sp_sim_cpu_prio(s, &s->cpus[i]);
-			if (p < bp) {
-				bp = p;
-				best = (int)i;
-			}
-		}
+		best = sp_sim_lowest_cpu(s, t, -1, &bp);
 		if (best >= 0 && bp < t->eff)
 			return &s->cpus[best];
 		return &s->cpus[prev >= 0 ? prev : best >= 0 ? best : 0];
