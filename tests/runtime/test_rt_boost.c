@@ -1110,6 +1110,24 @@ static void *barger_main(void *arg)
 	return NULL;
 }
 
+/* One round: a barger holds @m, the calling critical thread waits for it,
+ * the barger lets go and locks again at once. Returns whether the
+ * critical thread had @m before the barger's second lock returned. */
+static int barger_round(sp_mutex_t *m)
+{
+	struct barger b = { .m = m, .waiter = sp_test_gettid() };
+	pthread_t t;
+
+	assert_int_equal(pthread_create(&t, NULL, barger_main, &b), 0);
+	assert_true(SP_WAIT_FOR(__atomic_load_n(&b.locked, __ATOMIC_ACQUIRE)));
+	assert_int_equal(sp_mutex_lock(m), 0);
+	__atomic_store_n(&b.waiter_got, 1, __ATOMIC_RELEASE);
+	assert_int_equal(sp_mutex_unlock(m), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(b.rc, 0);
+	return b.waiter_had_it;
+}
+
 /*
  * A thread that is not critical releases a mutex the critical thread waits
  * for and locks it again at once: the lock goes to the critical thread
@@ -1131,22 +1149,15 @@ static void test_released_mutex_goes_to_the_critical_waiter(void **state)
 	 * one (its unlock and lock are a microsecond apart, the wakeup is
 	 * tens), with it none; the critical thread may also win by itself. */
 	for (int round = 0; round < 5; round++) {
-		struct barger b = { .m = &m, .waiter = sp_test_gettid() };
 		uint64_t timeouts_before;
-		pthread_t t;
+		int waiter_had_it;
 
 		sp_ho_counts(&yields, &timeouts_before, &unpublished);
-		assert_int_equal(pthread_create(&t, NULL, barger_main, &b), 0);
-		assert_true(SP_WAIT_FOR(__atomic_load_n(&b.locked, __ATOMIC_ACQUIRE)));
-		assert_int_equal(sp_mutex_lock(&m), 0);
-		__atomic_store_n(&b.waiter_got, 1, __ATOMIC_RELEASE);
-		assert_int_equal(sp_mutex_unlock(&m), 0);
-		pthread_join(t, NULL);
-		assert_int_equal(b.rc, 0);
+		waiter_had_it = barger_round(&m);
 		sp_ho_counts(&yields, &timeouts, &unpublished);
 		/* Only the bound (the critical thread got no CPU in time) may
 		 * explain a second hold of the barger's first. */
-		if (!b.waiter_had_it)
+		if (!waiter_had_it)
 			assert_int_equal(timeouts, timeouts_before + 1);
 	}
 	assert_int_equal(sp_thread_set_critical(0, false), 0);
@@ -1176,18 +1187,8 @@ static void test_handoff_off_by_config(void **state)
 	assert_int_equal(sp_mutex_init(&m, 0), 0);
 	assert_int_equal(sp_thread_set_critical(0, true), 0);
 	sp_ho_counts(&yields0, &timeouts0, &unpublished0);
-	for (int round = 0; round < 3; round++) {
-		struct barger b = { .m = &m, .waiter = sp_test_gettid() };
-		pthread_t t;
-
-		assert_int_equal(pthread_create(&t, NULL, barger_main, &b), 0);
-		assert_true(SP_WAIT_FOR(__atomic_load_n(&b.locked, __ATOMIC_ACQUIRE)));
-		assert_int_equal(sp_mutex_lock(&m), 0);
-		__atomic_store_n(&b.waiter_got, 1, __ATOMIC_RELEASE);
-		assert_int_equal(sp_mutex_unlock(&m), 0);
-		pthread_join(t, NULL);
-		assert_int_equal(b.rc, 0);
-	}
+	for (int round = 0; round < 3; round++)
+		(void)barger_round(&m);
 	sp_ho_counts(&yields, &timeouts, &unpublished);
 	assert_int_equal(sp_thread_set_critical(0, false), 0);
 	assert_int_equal(yields, yields0);
